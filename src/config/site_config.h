@@ -1,0 +1,108 @@
+// The site configuration: Systems, their Partitions, and Environments, read
+// from ReFrame 4 YAML configuration files (unchanged), with hetbench's own
+// additions. Loaded once at start-up; immutable afterwards, so it may be
+// read from any thread.
+//
+// Key names follow ReFrame's (processor: {arch, vendor, model, num_cpus,
+// num_cpus_per_core, num_cpus_per_socket, num_sockets, topology},
+// devices: [{type, arch, model, num_devices}], ...). Keys hetbench does not
+// act on are kept in `raw` and shown by `hetbench show-config`.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "util/status.h"
+
+namespace hb {
+
+using EnvVars = std::vector<std::pair<std::string, std::string>>;
+
+struct Processor {
+  std::string arch, vendor, model;
+  int num_cpus = 0, num_cpus_per_core = 0, num_cpus_per_socket = 0, num_sockets = 0;
+  nlohmann::json topology;  // as ReFrame writes it; null when unknown
+};
+
+struct Device {
+  std::string type;  // gpu, ipu, wse, ...
+  std::string arch, model;
+  int num_devices = 1;
+};
+
+// A `resources` entry: name plus option templates such as
+// "--gres=gpu:{num_gpus_per_node}", filled from a test's extra_resources.
+struct ResourceTemplate {
+  std::string name;
+  std::vector<std::string> options;
+};
+
+struct Partition {
+  std::string name, descr;
+  std::string scheduler = "local";
+  std::string launcher = "local";
+  std::vector<std::string> access;
+  std::vector<std::string> environs;
+  std::vector<std::string> features;
+  std::vector<std::string> modules;
+  std::vector<std::string> prepare_cmds;
+  EnvVars env_vars;
+  int max_jobs = 8;
+  double time_limit_s = 0;  // default job time limit; 0 = none
+  std::vector<ResourceTemplate> resources;
+  Processor processor;
+  std::vector<Device> devices;
+  nlohmann::json extras = nlohmann::json::object();
+  nlohmann::json sched_options = nlohmann::json::object();
+  nlohmann::json raw = nlohmann::json::object();  // everything as read
+};
+
+struct System {
+  std::string name, descr;
+  std::vector<std::string> hostnames;  // regexes matched against the host name
+  std::string modules_system = "nomod";
+  std::vector<std::string> modules;
+  EnvVars env_vars;
+  std::string prefix, stagedir, outputdir, resourcesdir;
+  std::vector<Partition> partitions;
+  nlohmann::json raw = nlohmann::json::object();
+
+  const Partition* FindPartition(const std::string& name) const;
+};
+
+struct Environment {
+  std::string name;
+  std::vector<std::string> target_systems;  // "sys", "sys:part" or "*"; empty = all
+  std::string cc = "cc", cxx = "CC", ftn = "ftn", nvcc = "nvcc";
+  std::vector<std::string> cppflags, cflags, cxxflags, fflags, ldflags;
+  std::vector<std::string> modules;
+  std::vector<std::string> features;
+  std::vector<std::string> prepare_cmds;
+  EnvVars env_vars;
+  std::string image;  // hetbench: default container image
+  nlohmann::json extras = nlohmann::json::object();
+  nlohmann::json raw = nlohmann::json::object();
+};
+
+struct SiteConfig {
+  std::vector<System> systems;
+  std::vector<Environment> environments;  // in file order, later files first
+  std::map<std::string, std::vector<std::string>> modes;  // name -> command-line options
+  nlohmann::json general = nlohmann::json::object();
+  nlohmann::json logging = nlohmann::json::array();
+  nlohmann::json storage = nlohmann::json::array();
+  std::vector<std::string> files;  // where it was read from; empty = embedded generic
+  nlohmann::json raw = nlohmann::json::object();  // the merged configuration
+
+  const System* FindSystem(const std::string& name) const;
+  // The environment `name` that applies to system:partition (honouring
+  // target_systems; the most specific, later-defined entry wins).
+  const Environment* FindEnvironment(const std::string& name, const std::string& system,
+                                     const std::string& partition) const;
+};
+
+}  // namespace hb

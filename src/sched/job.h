@@ -1,0 +1,59 @@
+// Job and JobState: what a scheduler runs for one test case, and the state
+// common to every backend. The executor only ever sees these and the
+// Scheduler interface (scheduler.h); how a backend talks to its scheduler
+// stays in that backend's file.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hb {
+
+// State common to all backends. A Slurm job pending in the queue and a
+// Kubernetes Job suspended by Kueue are both kQueued; pods being scheduled
+// or pulling images are kStarting.
+struct JobState {
+  enum class Kind { kNone, kQueued, kStarting, kRunning, kCompleted, kFailed, kTimeout, kCancelled, kLost };
+  Kind kind = Kind::kNone;
+  std::string reason;  // pending reason, failure reason, signal...
+  int exit_code = -1;  // for kCompleted (0 or not), and kFailed where known
+
+  bool terminal() const {
+    return kind == Kind::kCompleted || kind == Kind::kFailed || kind == Kind::kTimeout ||
+           kind == Kind::kCancelled || kind == Kind::kLost;
+  }
+  // "queued", "running", "completed", ...
+  static const char* Name(Kind k);
+  // "completed(exit 3)", "queued(Priority)", "timeout"...
+  std::string str() const;
+};
+
+struct Job {
+  // What to run (filled before Submit).
+  std::string name;         // job name shown by the scheduler
+  std::string workdir;      // the script runs here (the stage directory)
+  std::string script_path;  // the generated job script (bash)
+  std::string stdout_path;
+  std::string stderr_path;
+  double time_limit_s = 0;  // 0 = no limit
+  int num_tasks = 1;
+  int num_tasks_per_node = 0;  // 0 = unset
+  int num_cpus_per_task = 0;
+  int num_gpus_per_node = 0;
+  bool exclusive = false;
+  std::vector<std::string> options;  // scheduler options: access, resources, -J options
+  // Extra environment for the job process (e.g. HETBENCH_JOB_MARK, used to
+  // find processes that escaped the job's process group).
+  std::vector<std::pair<std::string, std::string>> env;
+
+  // Filled by the scheduler.
+  std::string id;
+  JobState state;
+  std::vector<std::string> nodelist;
+  double submit_time = 0;  // seconds since the epoch
+  double start_time = 0;
+  double end_time = 0;
+};
+
+}  // namespace hb

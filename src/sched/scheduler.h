@@ -1,0 +1,50 @@
+// Scheduler: the one seam through which the executor submits, follows and
+// cancels jobs. One implementation per backend (local here; slurm, squeue,
+// pbs, torque, sge and k8s in later files). Only src/sched knows how a
+// scheduler is spoken to.
+//
+// A Scheduler is owned by the executor, used from its single thread, and
+// never blocks for long: Submit and Poll return quickly, and the executor
+// waits for events (a child exiting, a signal, a timer) between polls.
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sched/job.h"
+#include "util/status.h"
+
+namespace hb {
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  virtual std::string name() const = 0;
+
+  // Lines for the top of the job script (e.g. "#SBATCH --ntasks=4"); the
+  // local scheduler returns none.
+  virtual std::vector<std::string> Directives(const Job& job) const = 0;
+
+  // Starts the job; fills job->id, submit_time and a first state.
+  virtual Status Submit(Job* job) = 0;
+
+  // Brings the state of the given jobs up to date (remote backends: one
+  // batched query for all of them). Sets start/end times and exit codes.
+  virtual void Poll(const std::vector<Job*>& jobs) = 0;
+
+  // Asks the job to stop; the state becomes kCancelled once Poll sees it end.
+  virtual void Cancel(Job* job) = 0;
+
+  // Seconds until Poll should run again if no event arrives first.
+  // Backends woken by events (local: SIGCHLD) return the time to their next
+  // own deadline (a time limit, a kill grace period), or infinity.
+  virtual double NextPollDelay() const { return std::numeric_limits<double>::infinity(); }
+
+  // Called once before hetbench exits: kill or cancel whatever is left and
+  // reap every stray process.
+  virtual void Shutdown() {}
+};
+
+}  // namespace hb

@@ -1,0 +1,89 @@
+#include "util/fs.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace hb {
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::Error("cannot read '" + path + "': " + std::strerror(errno));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status WriteFile(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::Error("cannot write '" + path + "': " + std::strerror(errno));
+  out << content;
+  out.close();
+  if (!out) return Status::Error("cannot write '" + path + "': " + std::strerror(errno));
+  return Status::OK();
+}
+
+Status WriteFileAtomic(const std::string& path, const std::string& content) {
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  Status s = WriteFile(tmp, content);
+  if (!s.ok()) return s;
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) return Status::Error("cannot rename '" + tmp + "' to '" + path + "': " + ec.message());
+  return Status::OK();
+}
+
+Status MakeDirs(const std::string& path) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) return Status::Error("cannot create folder '" + path + "': " + ec.message());
+  return Status::OK();
+}
+
+Status RemoveTree(const std::string& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+  if (ec) return Status::Error("cannot remove '" + path + "': " + ec.message());
+  return Status::OK();
+}
+
+Status CopyTree(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  fs::create_directories(to, ec);
+  if (ec) return Status::Error("cannot create folder '" + to + "': " + ec.message());
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+  if (ec) return Status::Error("cannot copy '" + from + "' to '" + to + "': " + ec.message());
+  return Status::OK();
+}
+
+bool PathExists(const std::string& path) {
+  std::error_code ec;
+  return fs::exists(path, ec);
+}
+
+std::string AbsPath(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  if (ec) return path;
+  return p.lexically_normal().string();
+}
+
+std::string DirName(const std::string& path) {
+  fs::path p(path);
+  std::string d = p.parent_path().string();
+  return d.empty() ? "." : d;
+}
+
+std::string JoinPath(const std::string& a, const std::string& b) {
+  if (b.empty()) return a;
+  if (b[0] == '/' || a.empty()) return b;
+  return (fs::path(a) / b).string();
+}
+
+}  // namespace hb

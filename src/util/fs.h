@@ -1,0 +1,26 @@
+// File-system helpers with errors as values. Writes that must not leave a
+// half-written file behind (reports, job scripts) go through WriteFileAtomic.
+#pragma once
+
+#include <string>
+
+#include "util/status.h"
+
+namespace hb {
+
+Result<std::string> ReadFile(const std::string& path);
+Status WriteFile(const std::string& path, const std::string& content);
+// Writes to path.tmp.<pid> then renames over path.
+Status WriteFileAtomic(const std::string& path, const std::string& content);
+Status MakeDirs(const std::string& path);
+Status RemoveTree(const std::string& path);
+// Copies the contents of folder `from` into folder `to` (created if needed).
+Status CopyTree(const std::string& from, const std::string& to);
+bool PathExists(const std::string& path);
+// Absolute, lexically normal form of path (relative to the current folder).
+std::string AbsPath(const std::string& path);
+// The folder part of path ("." when there is none).
+std::string DirName(const std::string& path);
+std::string JoinPath(const std::string& a, const std::string& b);
+
+}  // namespace hb

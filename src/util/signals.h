@@ -1,0 +1,42 @@
+// EventWaiter: how the executor's main loop sleeps. It blocks SIGCHLD,
+// SIGINT, SIGTERM (and SIGHUP) for the process and receives them through a
+// signalfd, so waiting is event-driven: Wait() returns as soon as a child
+// exits or the user interrupts, or when the timeout expires; it never
+// sleeps in a fixed poll. One instance per process, owned by the executor;
+// not thread-safe.
+//
+// Child processes must restore the signal mask and dispositions before
+// exec (ChildSignalMask() gives the mask to restore).
+#pragma once
+
+#include <signal.h>
+
+namespace hb {
+
+class EventWaiter {
+ public:
+  struct Events {
+    bool child_exited = false;  // at least one SIGCHLD
+    int interrupt = 0;          // SIGINT/SIGTERM/SIGHUP number, or 0
+    bool timed_out = false;
+  };
+
+  EventWaiter();
+  ~EventWaiter();
+  EventWaiter(const EventWaiter&) = delete;
+  EventWaiter& operator=(const EventWaiter&) = delete;
+
+  bool ok() const { return fd_ >= 0; }
+  // Waits up to timeout_s seconds (negative or infinite = no limit).
+  Events Wait(double timeout_s);
+  // Drains pending signals without blocking.
+  Events Poll() { return Wait(0); }
+
+  // The signal mask that was in force before construction; children get it.
+  static const sigset_t& OriginalMask();
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace hb

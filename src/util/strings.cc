@@ -1,0 +1,159 @@
+#include "util/strings.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace hb {
+
+std::vector<std::string> Split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.emplace_back(s.substr(start));
+      return out;
+    }
+    out.emplace_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+std::string Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+bool EndsWith(std::string_view s, std::string_view x) {
+  return s.size() >= x.size() && s.substr(s.size() - x.size()) == x;
+}
+
+std::string ReplaceAll(std::string s, std::string_view from, std::string_view to) {
+  if (from.empty()) return s;
+  size_t pos = 0;
+  while ((pos = s.find(from, pos)) != std::string::npos) {
+    s.replace(pos, from.size(), to);
+    pos += to.size();
+  }
+  return s;
+}
+
+std::string ShellQuote(std::string_view s) {
+  if (s.empty()) return "''";
+  bool safe = std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("@%+=:,./-_").find(c) != std::string_view::npos;
+  });
+  if (safe) return std::string(s);
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  out += "'";
+  return out;
+}
+
+std::optional<double> ParseDuration(std::string_view in) {
+  std::string s = Trim(in);
+  if (s.empty()) return std::nullopt;
+  // HH:MM:SS or MM:SS
+  if (s.find(':') != std::string::npos) {
+    auto parts = Split(s, ':');
+    if (parts.size() > 3) return std::nullopt;
+    double total = 0;
+    for (const auto& p : parts) {
+      if (p.empty() || !std::all_of(p.begin(), p.end(), ::isdigit)) return std::nullopt;
+      total = total * 60 + std::atof(p.c_str());
+    }
+    return total;
+  }
+  // Plain number of seconds.
+  char* end = nullptr;
+  double plain = std::strtod(s.c_str(), &end);
+  if (end && *end == '\0') return plain >= 0 ? std::optional<double>(plain) : std::nullopt;
+  // Sequence of <number><unit>, units in decreasing order, each at most once.
+  const std::string units = "dhms";
+  const double factor[] = {86400, 3600, 60, 1};
+  size_t i = 0;
+  int last_unit = -1;
+  double total = 0;
+  while (i < s.size()) {
+    size_t j = i;
+    while (j < s.size() && (std::isdigit(static_cast<unsigned char>(s[j])) || s[j] == '.')) ++j;
+    if (j == i || j >= s.size()) return std::nullopt;
+    size_t u = units.find(static_cast<char>(std::tolower(static_cast<unsigned char>(s[j]))));
+    if (u == std::string::npos || static_cast<int>(u) <= last_unit) return std::nullopt;
+    std::string num(s.substr(i, j - i));
+    char* e2 = nullptr;
+    double v = std::strtod(num.c_str(), &e2);
+    if (!e2 || *e2 != '\0') return std::nullopt;
+    total += v * factor[u];
+    last_unit = static_cast<int>(u);
+    i = j + 1;
+  }
+  return total;
+}
+
+std::string FormatHMS(double seconds) {
+  long t = static_cast<long>(std::ceil(seconds));
+  long d = t / 86400, h = (t / 3600) % 24, m = (t / 60) % 60, s = t % 60;
+  char buf[64];
+  if (d > 0) std::snprintf(buf, sizeof buf, "%ld-%02ld:%02ld:%02ld", d, h, m, s);
+  else std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", h, m, s);
+  return buf;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    size_t d = EditDistance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string m = ClosestMatch(word, candidates);
+  return m.empty() ? "" : ", did you mean '" + m + "'?";
+}
+
+std::string FormatNumber(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+}  // namespace hb

@@ -1,0 +1,41 @@
+// Small string helpers shared by every layer: splitting, trimming, joining,
+// shell quoting, durations ("90", "10m", "1h30m") and "did you mean"
+// suggestions for misspelt names. Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hb {
+
+std::vector<std::string> Split(std::string_view s, char sep);
+std::string Trim(std::string_view s);
+std::string Join(const std::vector<std::string>& parts, std::string_view sep);
+bool StartsWith(std::string_view s, std::string_view prefix);
+bool EndsWith(std::string_view s, std::string_view suffix);
+std::string ReplaceAll(std::string s, std::string_view from, std::string_view to);
+
+// Quotes s for a POSIX shell so it reaches the program as one literal word.
+// Words made only of safe characters are returned unchanged.
+std::string ShellQuote(std::string_view s);
+
+// Parses a time limit: a plain number of seconds ("90", "1.5"), or a sequence
+// of <number><unit> with units d, h, m, s ("1h30m", "10m", "2d"), or
+// "HH:MM:SS" / "MM:SS". Returns seconds, or nullopt when s is not a duration.
+std::optional<double> ParseDuration(std::string_view s);
+// Formats seconds as Slurm-style "D-HH:MM:SS" or "HH:MM:SS".
+std::string FormatHMS(double seconds);
+
+// Levenshtein distance, and the closest candidate within a small distance
+// (or empty) for "did you mean" messages.
+size_t EditDistance(std::string_view a, std::string_view b);
+std::string ClosestMatch(std::string_view word, const std::vector<std::string>& candidates);
+// ", did you mean 'x'?" or "" when no candidate is close.
+std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
+
+// Formats a double with up to `digits` significant digits, no trailing zeros.
+std::string FormatNumber(double v, int digits = 6);
+
+}  // namespace hb

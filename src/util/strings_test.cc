@@ -1,0 +1,55 @@
+#include "util/strings.h"
+
+#include <gtest/gtest.h>
+
+namespace hb {
+namespace {
+
+TEST(Strings, ParseDurationForms) {
+  EXPECT_EQ(ParseDuration("90"), 90);
+  EXPECT_EQ(ParseDuration("10m"), 600);
+  EXPECT_EQ(ParseDuration("1h30m"), 5400);
+  EXPECT_EQ(ParseDuration("2d"), 172800);
+  EXPECT_EQ(ParseDuration("1h30m15s"), 5415);
+  EXPECT_EQ(ParseDuration("01:00:05"), 3605);
+  EXPECT_EQ(ParseDuration("1.5"), 1.5);
+}
+
+TEST(Strings, ParseDurationRejectsNonsense) {
+  EXPECT_FALSE(ParseDuration(""));
+  EXPECT_FALSE(ParseDuration("10x"));
+  EXPECT_FALSE(ParseDuration("m10"));
+  EXPECT_FALSE(ParseDuration("30m1h"));
+  EXPECT_FALSE(ParseDuration("-5"));
+  EXPECT_FALSE(ParseDuration("1:2:3:4"));
+}
+
+TEST(Strings, ShellQuoteKeepsValuesLiteral) {
+  EXPECT_EQ(ShellQuote("abc"), "abc");
+  EXPECT_EQ(ShellQuote(""), "''");
+  EXPECT_EQ(ShellQuote("a b"), "'a b'");
+  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+  EXPECT_EQ(ShellQuote("$(rm -rf /)"), "'$(rm -rf /)'");
+}
+
+TEST(Strings, DidYouMean) {
+  std::vector<std::string> keys = {"executable", "executable_opts", "valid_systems"};
+  EXPECT_EQ(ClosestMatch("exectuable", keys), "executable");
+  EXPECT_EQ(ClosestMatch("valid_system", keys), "valid_systems");
+  EXPECT_EQ(ClosestMatch("zzz", keys), "");
+  EXPECT_EQ(DidYouMean("exectuable", keys), ", did you mean 'executable'?");
+}
+
+TEST(Strings, FormatHMS) {
+  EXPECT_EQ(FormatHMS(5400), "01:30:00");
+  EXPECT_EQ(FormatHMS(90061), "1-01:01:01");
+}
+
+TEST(Strings, SplitJoinTrim) {
+  EXPECT_EQ(Split("a,b,,c", ','), (std::vector<std::string>{"a", "b", "", "c"}));
+  EXPECT_EQ(Join({"a", "b"}, ", "), "a, b");
+  EXPECT_EQ(Trim("  x y \n"), "x y");
+}
+
+}  // namespace
+}  // namespace hb

@@ -1,0 +1,36 @@
+// The adapter between yaml-cpp and the rest of hetbench: yaml-cpp throws, the
+// rest of hetbench takes errors as values. Every function here catches
+// yaml-cpp's exceptions and turns them into a Status that names
+// file:line:column. Thread-safe (no shared state).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "util/status.h"
+
+namespace hb {
+
+// Parses every document of a YAML file (or of `text` when given, named
+// `file` in messages).
+Result<std::vector<YAML::Node>> LoadYamlFile(const std::string& file);
+Result<std::vector<YAML::Node>> LoadYamlString(const std::string& text, const std::string& file);
+
+// The 1-based location of a node in `file`.
+SourceMark MarkOf(const YAML::Node& node, const std::string& file);
+
+// Human name of a node's type: "a string", "a list", "a mapping", "null".
+std::string YamlTypeName(const YAML::Node& node);
+
+// Typed reads with a clear error that names the expected type and the place.
+Result<std::string> YamlString(const YAML::Node& n, const std::string& file, const std::string& what);
+Result<double> YamlNumber(const YAML::Node& n, const std::string& file, const std::string& what);
+Result<long long> YamlInt(const YAML::Node& n, const std::string& file, const std::string& what);
+Result<bool> YamlBool(const YAML::Node& n, const std::string& file, const std::string& what);
+// A list of scalars; a lone scalar is accepted as a one-element list.
+Result<std::vector<std::string>> YamlStringList(const YAML::Node& n, const std::string& file,
+                                                const std::string& what);
+
+}  // namespace hb
