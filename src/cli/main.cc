@@ -1,1 +1,198 @@
-int main() { return 0; }
+// hetbench: define, run and check performance tests on HPC systems.
+// This file only parses the command line; commands.h does the work.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "config/config_loader.h"
+#include "util/strings.h"
+#include "version.h"
+
+namespace {
+
+const char* kDescription =
+    "hetbench defines, runs, checks and records performance tests and benchmarks\n"
+    "on HPC systems, with the concepts ReFrame users know: test files, site\n"
+    "configurations, a build/run/sanity/performance pipeline and references.\n";
+
+const char* kFooter =
+    "Examples:\n"
+    "  hetbench list -c examples/suite                 list the example suite's cases\n"
+    "  hetbench run -c examples/suite -t quick         run the cases tagged 'quick'\n"
+    "  hetbench run -C site.yaml --system hpc:gpu -c tests/ --report-junit junit.xml\n"
+    "  hetbench run --restore-session reports/run-X.json --failed\n"
+    "  hetbench show-config systems/0/partitions       print part of the configuration\n"
+    "  hetbench detect                                 print this host's processor and devices\n"
+    "\n"
+    "Exit status: 0 all passed, 1 a test failed, 2 bad usage or configuration,\n"
+    "130 interrupted. Documentation: docs/ in the hetbench sources.";
+
+// Options shared by list, run and show-config.
+void AddSelection(CLI::App* app, hb::SessionOptions* s) {
+  app->add_option("-c,--checkpath", s->test_paths, "Test file or folder (repeatable)")->type_name("PATH");
+  app->add_flag("-R,--recursive", s->recursive, "Search folders given with -c recursively");
+  app->add_option("-n,--name", s->filter.names, "Select cases whose name matches REGEX (repeatable)")
+      ->type_name("REGEX");
+  app->add_option("-x,--exclude", s->filter.excludes, "Exclude cases whose name matches REGEX (repeatable)")
+      ->type_name("REGEX");
+  app->add_option("-t,--tag", s->filter.tags, "Select tests with a tag matching REGEX (repeatable: all must match)")
+      ->type_name("REGEX");
+  app->add_option("-p,--prgenv", s->filter.environs, "Select cases in environments matching REGEX (repeatable)")
+      ->type_name("REGEX");
+}
+
+void AddConfig(CLI::App* app, hb::SessionOptions* s, std::string* mode) {
+  app->add_option("-C,--config-file", s->config_files,
+                  "Site configuration file (repeatable; later files refine earlier ones; also "
+                  "HETBENCH_CONFIG_FILES)")
+      ->type_name("FILE");
+  app->add_option("--system", s->system, "Run on system SYS, or only on its partition PART")->type_name("SYS[:PART]");
+  app->add_option("--prefix", s->prefix, "Folder for stage, output, perflog and report folders (default: .)")
+      ->type_name("DIR");
+  app->add_option("--mode", *mode, "Apply the named set of options from the configuration's 'modes'")
+      ->type_name("NAME");
+}
+
+// Expands `--mode NAME` into the options the configuration gives for it,
+// inserted right after the subcommand so that options given on the command
+// line still win. Returns false (after printing why) on error.
+bool ExpandMode(std::vector<std::string>* args) {
+  std::string mode, system;
+  std::vector<std::string> configs;
+  for (size_t i = 0; i < args->size(); ++i) {
+    const std::string& a = (*args)[i];
+    auto value = [&](const std::string& opt) -> std::optional<std::string> {
+      if (a == opt && i + 1 < args->size()) return (*args)[i + 1];
+      if (hb::StartsWith(a, opt + "=")) return a.substr(opt.size() + 1);
+      return std::nullopt;
+    };
+    if (auto v = value("--mode")) mode = *v;
+    if (auto v = value("--system")) system = *v;
+    if (auto v = value("-C")) configs.push_back(*v);
+    if (auto v = value("--config-file")) configs.push_back(*v);
+  }
+  if (mode.empty()) return true;
+  std::vector<std::string> files = hb::ConfigFilesFromEnv();
+  files.insert(files.end(), configs.begin(), configs.end());
+  hb::SiteConfig cfg;
+  if (files.empty()) {
+    cfg = hb::GenericConfig();
+  } else {
+    auto loaded = hb::LoadSiteConfig(files);
+    if (!loaded.ok()) {
+      std::fprintf(stderr, "hetbench: error: %s\n", loaded.status().str().c_str());
+      return false;
+    }
+    cfg = std::move(loaded.value());
+  }
+  // A mode may be limited to some systems (target_systems).
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  auto selected = hb::SelectSystem(cfg, system, host);
+  std::optional<std::vector<std::string>> options;
+  if (selected.ok()) {
+    options = cfg.FindMode(mode, selected->first->name);
+  } else if (auto it = cfg.modes.find(mode); it != cfg.modes.end()) {
+    options = it->second;
+  }
+  if (!options) {
+    std::vector<std::string> names;
+    for (const auto& [n, o] : cfg.modes) names.push_back(n);
+    std::fprintf(stderr, "hetbench: error: --mode: the configuration defines no mode '%s'%s (modes: %s)\n",
+                 mode.c_str(), hb::DidYouMean(mode, names).c_str(),
+                 names.empty() ? "none" : hb::Join(names, ", ").c_str());
+    return false;
+  }
+  // Mode options are written ReFrame-style ("--exec-policy=async", "-t foo").
+  std::vector<std::string> extra;
+  for (const auto& opt : *options)
+    for (const auto& w : hb::Split(opt, ' '))
+      if (!w.empty()) extra.push_back(w);
+  args->insert(args->begin() + 1, extra.begin(), extra.end());
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // Keep the subcommand first so mode options land after it.
+  if (!args.empty() && !ExpandMode(&args)) return 2;
+
+  CLI::App app{kDescription, "hetbench"};
+  app.footer(kFooter);
+  app.set_version_flag("-V,--version", std::string("hetbench ") + HETBENCH_VERSION);
+  app.require_subcommand(1);
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  std::string mode;
+
+  hb::SessionOptions list_opts;
+  bool details = false;
+  CLI::App* list = app.add_subcommand("list", "List the test cases that the selection gives on this system");
+  AddSelection(list, &list_opts);
+  AddConfig(list, &list_opts, &mode);
+  list->add_flag("-L,--details", details, "Show each case's details");
+
+  hb::RunCommandOptions run_opts;
+  std::string policy = "async";
+  CLI::App* run = app.add_subcommand("run", "Run the selected test cases and check their results");
+  AddSelection(run, &run_opts.session);
+  AddConfig(run, &run_opts.session, &mode);
+  run->add_option("--exec-policy", policy, "async: run cases concurrently up to each partition's max_jobs; "
+                                            "serial: one at a time")
+      ->check(CLI::IsMember({"async", "serial"}));
+  run->add_option("--max-retries", run_opts.exec.max_retries, "Retry a failing case up to N times")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--maxfail", run_opts.exec.maxfail, "Stop after N failures (cancel the rest)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--repeat", run_opts.exec.repeat, "Run every case N times; every repetition is kept")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--max-local-jobs", run_opts.exec.max_local_jobs,
+                  "At most N local processes (builds and local runs) at once (default: CPUs)")
+      ->check(CLI::PositiveNumber);
+  run->add_flag("--dry-run", run_opts.exec.dry_run, "Write the job scripts without running anything");
+  run->add_flag("--keep-stage-files", run_opts.exec.keep_stage_files, "Keep stage folders of passing cases");
+  run->add_option("-J,--job-option", run_opts.exec.job_options, "Pass OPT to the scheduler (repeatable)")
+      ->type_name("OPT")
+      ->allow_extra_args(false);
+  run->add_option("--report-file", run_opts.report_file,
+                  "Write the JSON run report here (default: PREFIX/reports/run-SESSION.json)")
+      ->type_name("FILE");
+  run->add_option("--report-junit", run_opts.junit_file, "Also write a JUnit XML report")->type_name("FILE");
+  run->add_option("--perflog-dir", run_opts.perflog_dir, "Folder for perflogs (default: PREFIX/perflogs)")
+      ->type_name("DIR");
+  run->add_option("--restore-session", run_opts.restore_report, "Re-run the cases of an earlier run report")
+      ->type_name("REPORT");
+  run->add_flag("--failed", run_opts.failed_only, "With --restore-session: only the cases that failed");
+
+  hb::SessionOptions show_opts;
+  std::string show_path;
+  CLI::App* show = app.add_subcommand("show-config", "Print the site configuration in force (or one part of it)");
+  AddConfig(show, &show_opts, &mode);
+  show->add_option("path", show_path, "Part to print, e.g. systems/0/partitions")->type_name("PATH");
+
+  CLI::App* detect = app.add_subcommand("detect", "Print this host's processor and devices as YAML for a partition");
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  if (*list) return hb::ListCommand(list_opts, details);
+  if (*run) {
+    if (run_opts.failed_only && run_opts.restore_report.empty()) {
+      std::fprintf(stderr, "hetbench: error: --failed needs --restore-session REPORT\n");
+      return 2;
+    }
+    run_opts.exec.serial = policy == "serial";
+    run_opts.argv.assign(argv, argv + argc);
+    return hb::RunCommand(run_opts);
+  }
+  if (*show) return hb::ShowConfigCommand(show_opts, show_path);
+  if (*detect) return hb::DetectCommand();
+  return 2;
+}

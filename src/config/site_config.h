@@ -7,9 +7,13 @@
 // num_cpus_per_core, num_cpus_per_socket, num_sockets, topology},
 // devices: [{type, arch, model, num_devices}], ...). Keys hetbench does not
 // act on are kept in `raw` and shown by `hetbench show-config`.
+//
+// config_loader.h fills these from files; detect.h fills Processor and
+// Device from the host.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +28,7 @@ using EnvVars = std::vector<std::pair<std::string, std::string>>;
 
 struct Processor {
   std::string arch, vendor, model;
+  std::string platform;  // ReFrame 4.6+: the machine, e.g. x86_64, aarch64
   int num_cpus = 0, num_cpus_per_core = 0, num_cpus_per_socket = 0, num_sockets = 0;
   nlohmann::json topology;  // as ReFrame writes it; null when unknown
 };
@@ -59,6 +64,7 @@ struct Partition {
   nlohmann::json extras = nlohmann::json::object();
   nlohmann::json sched_options = nlohmann::json::object();
   nlohmann::json raw = nlohmann::json::object();  // everything as read
+  SourceMark mark;  // where the partition is defined (unknown for the embedded config)
 };
 
 struct System {
@@ -70,6 +76,7 @@ struct System {
   std::string prefix, stagedir, outputdir, resourcesdir;
   std::vector<Partition> partitions;
   nlohmann::json raw = nlohmann::json::object();
+  SourceMark mark;
 
   const Partition* FindPartition(const std::string& name) const;
 };
@@ -85,16 +92,26 @@ struct Environment {
   EnvVars env_vars;
   std::string image;  // hetbench: default container image
   nlohmann::json extras = nlohmann::json::object();
+  nlohmann::json resources = nlohmann::json::object();  // ReFrame 4.6+: like extra_resources
   nlohmann::json raw = nlohmann::json::object();
+  SourceMark mark;
 };
 
 struct SiteConfig {
+  // In selection order: as in ReFrame, the systems of a later file come
+  // before those of earlier files, so their `hostnames` are tried first.
   std::vector<System> systems;
-  std::vector<Environment> environments;  // in file order, later files first
-  std::map<std::string, std::vector<std::string>> modes;  // name -> command-line options
+  // In definition order (earlier files first). Several entries may share a
+  // name with different target_systems; use FindEnvironment.
+  std::vector<Environment> environments;
+  // Modes valid on every system (target_systems absent or '*'): name ->
+  // command-line options. FindMode also honours system-specific modes.
+  std::map<std::string, std::vector<std::string>> modes;
+  // The `general` options valid on every system, merged across files.
+  // SectionFor("general", sys, part) gives those of one system.
   nlohmann::json general = nlohmann::json::object();
-  nlohmann::json logging = nlohmann::json::array();
-  nlohmann::json storage = nlohmann::json::array();
+  nlohmann::json logging = nlohmann::json::array();  // the merged entries, as in raw
+  nlohmann::json storage = nlohmann::json::array();  // the merged entries, as in raw
   std::vector<std::string> files;  // where it was read from; empty = embedded generic
   nlohmann::json raw = nlohmann::json::object();  // the merged configuration
 
@@ -103,6 +120,17 @@ struct SiteConfig {
   // target_systems; the most specific, later-defined entry wins).
   const Environment* FindEnvironment(const std::string& name, const std::string& system,
                                      const std::string& partition) const;
+  // The entry of a list section of `raw` without names ("general",
+  // "logging", "storage") that applies to system:partition, resolved as
+  // ReFrame does: the most specific target_systems wins (partition, then
+  // system, then '*'); among equals the later entry. An empty object when
+  // none applies. `target_systems` is removed from the result.
+  nlohmann::json SectionFor(const std::string& section, const std::string& system,
+                            const std::string& partition = "") const;
+  // The options of execution mode `name` on `system` (ReFrame's --mode),
+  // or nullopt when no such mode applies there.
+  std::optional<std::vector<std::string>> FindMode(const std::string& name,
+                                                   const std::string& system) const;
 };
 
 }  // namespace hb

@@ -40,6 +40,7 @@ struct TestSpec {
   std::string file;  // absolute path of the test file
   SourceMark mark;   // where `name:` is
   std::string extends;
+  bool abstract = false;  // only a base for `extends`; never run
   std::vector<std::string> tags, maintainers;
   std::vector<std::string> valid_systems = {"*"};
   std::vector<std::string> valid_prog_environs = {"*"};
@@ -78,6 +79,12 @@ struct TestCase {
   std::string display_name;  // "stream %threads=2"
   std::string id;
   std::vector<size_t> deps;  // indices into the case list this case waits for
+  // Dependencies with no case on this partition and environment; the case is
+  // skipped with this reason.
+  std::vector<std::string> missing_deps;
+
+  // The value of a bound parameter, or nullptr.
+  const std::string* Param(const std::string& name) const;
 };
 
 }  // namespace hb

@@ -4,23 +4,16 @@
 // perflog, and later the results store) only read them.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "check/check_spec.h"
+#include "check/reference.h"  // PerfResult
 
 namespace hb {
-
-struct PerfResult {
-  std::string name;
-  double value = 0;
-  std::string unit;
-  std::optional<Reference> reference;  // none when no reference applies
-  std::string verdict = "none";        // pass | fail | none (no reference)
-  std::string message;                 // why it failed, for a failing value
-};
 
 struct StageTiming {
   std::string stage;  // setup, build, run, sanity, performance, cleanup
@@ -50,6 +43,20 @@ struct CaseResult {
   std::vector<std::string> nodelist;
   std::string stagedir, outputdir;
   std::vector<PerfResult> perf;
+
+  // Added for the ReFrame perflog (perflog.h), which logs these as
+  // check_unique_name, check_env_vars, ... ReFrame's values when unset are
+  // null, and so are ours: 0 for a count or a time means "not set".
+  std::string unique_name;  // ReFrame's unique_name (name_<variant>); "" = name, or
+                            // ReFrame's short_name for a parameterised case
+  std::vector<std::pair<std::string, std::string>> env_vars;
+  std::vector<std::string> modules;
+  std::map<std::string, std::map<std::string, std::string>> extra_resources;
+  bool exclusive_access = false;
+  int num_tasks = 1;
+  int num_tasks_per_node = 0, num_cpus_per_task = 0, num_gpus_per_node = 0;
+  double job_submit_time = 0;      // seconds since the epoch (Job::submit_time)
+  double job_completion_time = 0;  // Job::end_time; 0 = unknown, end_time is used
 };
 
 struct SessionInfo {

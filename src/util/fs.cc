@@ -71,7 +71,9 @@ std::string AbsPath(const std::string& path) {
   std::error_code ec;
   fs::path p = fs::absolute(path, ec);
   if (ec) return path;
-  return p.lexically_normal().string();
+  std::string out = p.lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
 }
 
 std::string DirName(const std::string& path) {

@@ -6,8 +6,12 @@ std::string SourceMark::str() const {
   if (file.empty()) return "";
   std::string s = file;
   if (line > 0) {
-    s += ":" + std::to_string(line);
-    if (column > 0) s += ":" + std::to_string(column);
+    s += ':';
+    s += std::to_string(line);
+    if (column > 0) {
+      s += ':';
+      s += std::to_string(column);
+    }
   }
   return s;
 }

@@ -1,0 +1,89 @@
+#include "check/regex.h"
+
+#include <gtest/gtest.h>
+
+namespace hb {
+namespace {
+
+std::vector<std::string> Whole(const Regex& re, const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& m : re.FindAll(text)) out.push_back(*m.groups[0]);
+  return out;
+}
+
+Regex MustCompile(const std::string& pattern) {
+  Result<Regex> re = Regex::Compile(pattern);
+  EXPECT_TRUE(re.ok()) << re.status().str();
+  return std::move(re).value();
+}
+
+TEST(Regex, InvalidPatternNamesPcreMessageAndOffset) {
+  Result<Regex> re = Regex::Compile("a(b");
+  ASSERT_FALSE(re.ok());
+  EXPECT_EQ(re.status().message(), "invalid regex 'a(b': missing closing parenthesis at offset 3");
+}
+
+TEST(Regex, ErrorOffsetCountsThePatternAsWritten) {
+  // "{,2}" is rewritten to "{0,2}" before compiling; the offset must not move.
+  Result<Regex> re = Regex::Compile("x{,2}(?<");
+  ASSERT_FALSE(re.ok());
+  EXPECT_EQ(re.status().message(), "invalid regex 'x{,2}(?<': subpattern name expected at offset 8");
+}
+
+TEST(Regex, CaretAndDollarMatchAtEveryLineLikeReframe) {
+  // ReFrame searches with re.MULTILINE (reframe/utility/sanity.py finditer_s).
+  EXPECT_EQ(Whole(MustCompile("^x"), "x\nx\ny"), (std::vector<std::string>{"x", "x"}));
+  EXPECT_EQ(Whole(MustCompile("\\d$"), "1\n2\n"), (std::vector<std::string>{"1", "2"}));
+}
+
+TEST(Regex, PythonEndOfTextAnchor) {
+  // Python: re.search(r'a\Z', 'a\n') is None; PCRE2's \Z would match.
+  EXPECT_FALSE(MustCompile("a\\Z").FindFirst("a\n"));
+  EXPECT_TRUE(MustCompile("a\\Z").FindFirst("a"));
+}
+
+TEST(Regex, PythonOpenLowerBoundQuantifier) {
+  // Python: re.findall(r'a{,2}', 'aaa') == ['aa', 'a', '']
+  EXPECT_EQ(Whole(MustCompile("a{,2}"), "aaa"), (std::vector<std::string>{"aa", "a", ""}));
+  // Inside a class, "{," stays literal.
+  EXPECT_EQ(Whole(MustCompile("[{,]"), "a,{"), (std::vector<std::string>{",", "{"}));
+}
+
+TEST(Regex, EmptyMatchesIterateLikePythonFinditer) {
+  // Python: re.findall(r'\b|:+', 'a::bc') == ['', '', '::', '', '']
+  EXPECT_EQ(Whole(MustCompile("\\b|:+"), "a::bc"), (std::vector<std::string>{"", "", "::", "", ""}));
+}
+
+TEST(Regex, GroupsByIndexAndByName) {
+  Regex re = MustCompile("(?P<name>\\w+)=(\\d+)(x)?");
+  EXPECT_EQ(re.group_count(), 3);
+  EXPECT_EQ(re.GroupIndex("name"), 1);
+  EXPECT_EQ(re.GroupIndex("nope"), -1);
+  std::vector<RegexMatch> ms = re.FindAll("a=1 b=22x");
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_EQ(*ms[0].groups[1], "a");
+  EXPECT_EQ(*ms[0].groups[2], "1");
+  EXPECT_FALSE(ms[0].groups[3].has_value());  // Python's None
+  EXPECT_EQ(*ms[1].groups[3], "x");
+  EXPECT_EQ(ms[1].offset, 4u);
+}
+
+TEST(Regex, ResolveGroup) {
+  Regex re = MustCompile("(?P<v>\\d+) (\\w)");
+  EXPECT_EQ(*re.ResolveGroup(""), 0);
+  EXPECT_EQ(*re.ResolveGroup("2"), 2);
+  EXPECT_EQ(*re.ResolveGroup("v"), 1);
+  EXPECT_EQ(re.ResolveGroup("3").status().message(), "no group 3 in pattern '(?P<v>\\d+) (\\w)' (it has 2)");
+  EXPECT_EQ(re.ResolveGroup("w").status().message(), "no group named 'w' in pattern '(?P<v>\\d+) (\\w)'");
+}
+
+TEST(Regex, MovedFromRegexLeavesTheOtherUsable) {
+  Regex a = MustCompile("b+");
+  Regex b = std::move(a);
+  EXPECT_EQ(Whole(b, "abbcb"), (std::vector<std::string>{"bb", "b"}));
+  a = MustCompile("c");
+  EXPECT_EQ(Whole(a, "abbcb"), (std::vector<std::string>{"c"}));
+}
+
+}  // namespace
+}  // namespace hb

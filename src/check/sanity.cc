@@ -1,0 +1,154 @@
+#include "check/sanity.h"
+
+#include <algorithm>
+
+#include "check/regex.h"
+#include "util/strings.h"
+
+namespace hb {
+
+namespace {
+
+constexpr size_t kMaxLineShown = 120;
+
+// "line 12: \"ERROR: bad\"" for the line holding byte `offset` of `text`.
+std::string DescribeLine(const std::string& text, size_t offset) {
+  size_t line = 1 + std::count(text.begin(), text.begin() + offset, '\n');
+  size_t begin = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  begin = (begin == std::string::npos || offset == 0) ? 0 : begin + 1;
+  size_t end = text.find('\n', offset);
+  std::string content = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  if (!content.empty() && content.back() == '\r') content.pop_back();
+  if (content.size() > kMaxLineShown) content = content.substr(0, kMaxLineShown) + "...";
+  return "line " + std::to_string(line) + ": \"" + content + "\"";
+}
+
+std::string JoinCodes(const std::vector<int>& codes) {
+  std::vector<std::string> parts;
+  for (int c : codes) parts.push_back(std::to_string(c));
+  return Join(parts, ", ");
+}
+
+Status EvaluateExitCode(const SanitySpec& s, int exit_code) {
+  if (exit_code == -1) return Status::Error("exit code is unknown");
+  if (std::find(s.exit_codes.begin(), s.exit_codes.end(), exit_code) != s.exit_codes.end()) {
+    return Status::OK();
+  }
+  std::string want = s.exit_codes.size() == 1 ? std::to_string(s.exit_codes[0])
+                                              : "one of " + JoinCodes(s.exit_codes);
+  return Status::Error("exit code " + std::to_string(exit_code) + " is not " + want);
+}
+
+Status EvaluateNotPattern(const SanitySpec& s, const Regex& re, const std::string& text) {
+  std::optional<RegexMatch> m = re.FindFirst(text);
+  if (!m) return Status::OK();
+  return Status::Error("pattern '" + s.pattern + "' found in " + s.in + " (" +
+                       DescribeLine(text, m->offset) + ")");
+}
+
+Status EvaluatePattern(const SanitySpec& s, const Regex& re, const std::string& text) {
+  std::vector<RegexMatch> matches = re.FindAll(text);
+  if (!s.count_checks.empty()) {
+    double n = static_cast<double>(matches.size());
+    Status st = CheckComparisons({std::to_string(matches.size()), n}, s.count_checks,
+                                 "count of '" + s.pattern + "' in " + s.in);
+    if (!st.ok()) return st;
+    if (matches.empty() && s.value_checks.empty()) return Status::OK();
+  }
+  if (matches.empty()) return Status::Error("pattern '" + s.pattern + "' not found in " + s.in);
+  if (s.value_checks.empty()) return Status::OK();
+  Result<ExtractedValue> v = ReduceGroup(re, matches, s.group, s.type, s.reduce);
+  if (!v.ok()) return v.status();
+  return CheckComparisons(*v, s.value_checks, DescribeGroup(s.pattern, s.group, s.reduce, s.in));
+}
+
+Status EvaluateOne(const SanitySpec& s, OutputFiles& files) {
+  if (s.kind == SanitySpec::Kind::kExitCode) return EvaluateExitCode(s, files.input().exit_code);
+  Result<const std::string*> text = files.Read(s.in);
+  if (!text.ok()) return text.status();
+  Result<Regex> re = Regex::Compile(s.pattern);
+  if (!re.ok()) return re.status();
+  if (s.kind == SanitySpec::Kind::kNotPattern) return EvaluateNotPattern(s, *re, **text);
+  return EvaluatePattern(s, *re, **text);
+}
+
+bool HasExitCodeSpec(const std::vector<SanitySpec>& specs) {
+  return std::any_of(specs.begin(), specs.end(),
+                     [](const SanitySpec& s) { return s.kind == SanitySpec::Kind::kExitCode; });
+}
+
+// Checks what a pattern-based spec of either kind shares.
+Status ValidateExtraction(const std::string& pattern, const std::string& group,
+                          const std::string& reduce, const std::vector<Comparison>& checks) {
+  Result<Regex> re = Regex::Compile(pattern);
+  if (!re.ok()) return re.status();
+  Result<int> g = re->ResolveGroup(group);
+  if (!g.ok()) return g.status();
+  if (!IsReduce(reduce)) {
+    return Status::Error("reduce must be one of first, last, min, max, mean, median, sum, got '" +
+                         reduce + "'");
+  }
+  for (const auto& c : checks) {
+    if (!IsComparisonOp(c.op)) {
+      return Status::Error("unknown comparison '" + c.op + "' (use eq, ne, lt, le, gt, ge)");
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidateSanityFields(const SanitySpec& s) {
+  if (s.kind == SanitySpec::Kind::kExitCode) {
+    return s.exit_codes.empty() ? Status::Error("exit_code needs at least one code") : Status::OK();
+  }
+  if (s.in.empty()) return Status::Error("'in' must name stdout, stderr or a file");
+  if (!IsValueType(s.type)) return Status::Error("type must be str, int or float, got '" + s.type + "'");
+  if (s.kind == SanitySpec::Kind::kNotPattern && (!s.value_checks.empty() || !s.count_checks.empty())) {
+    return Status::Error("not_pattern takes no value or count checks");
+  }
+  for (const auto& c : s.count_checks) {
+    if (!ParsePythonFloat(c.value)) return Status::Error("count must be compared with a number, got '" + c.value + "'");
+  }
+  std::vector<Comparison> all = s.value_checks;
+  all.insert(all.end(), s.count_checks.begin(), s.count_checks.end());
+  return ValidateExtraction(s.pattern, s.group, s.reduce, all);
+}
+
+}  // namespace
+
+Status EvaluateSanity(const std::vector<SanitySpec>& specs, OutputFiles& files) {
+  int code = files.input().exit_code;
+  if (!HasExitCodeSpec(specs) && code != 0 && code != -1) {
+    return Status::Error("exit code " + std::to_string(code));
+  }
+  for (const auto& s : specs) {
+    Status st = EvaluateOne(s, files);
+    if (!st.ok()) return st;
+  }
+  return Status::OK();
+}
+
+Status EvaluateSanity(const std::vector<SanitySpec>& specs, const CheckInput& in) {
+  OutputFiles files(in);
+  return EvaluateSanity(specs, files);
+}
+
+Status ValidateSanitySpec(const SanitySpec& spec) {
+  Status st = ValidateSanityFields(spec);
+  return st.ok() ? st : Status::Error(spec.mark, st.message());
+}
+
+Status ValidatePerfSpec(const PerfSpec& spec) {
+  Status st;
+  if (spec.type != "int" && spec.type != "float") {
+    st = Status::Error("performance type must be int or float, got '" + spec.type + "'");
+  } else if (spec.in.empty()) {
+    st = Status::Error("'in' must name stdout, stderr or a file");
+  } else {
+    st = ValidateExtraction(spec.pattern, spec.group, spec.reduce, spec.value_checks);
+  }
+  if (st.ok()) return st;
+  std::string who = spec.name.empty() ? "" : spec.name + ": ";
+  return Status::Error(spec.mark, who + st.message());
+}
+
+}  // namespace hb

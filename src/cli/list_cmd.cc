@@ -1,0 +1,107 @@
+// `hetbench list` and `hetbench show-config` / `hetbench detect`.
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "cli/commands.h"
+#include "config/config_loader.h"
+#include "config/detect.h"
+#include "util/strings.h"
+
+namespace hb {
+
+namespace {
+
+int ConfigError(const Status& st) {
+  std::fprintf(stderr, "hetbench: error: %s\n", st.str().c_str());
+  return 2;
+}
+
+void PrintDetails(const TestCase& c, const std::vector<TestCase>& all, std::string* out) {
+  const TestSpec& s = *c.spec;
+  *out += "- " + c.display_name + " @" + c.system + ":" + c.partition + "+" + c.environ + "\n";
+  if (!s.descr.empty()) *out += "    description: " + s.descr + "\n";
+  *out += "    file: " + s.file + (s.mark.line ? ":" + std::to_string(s.mark.line) : "") + "\n";
+  if (!s.extends.empty()) *out += "    extends: " + s.extends + "\n";
+  if (!s.tags.empty()) *out += "    tags: " + Join(s.tags, ", ") + "\n";
+  if (!s.maintainers.empty()) *out += "    maintainers: " + Join(s.maintainers, ", ") + "\n";
+  *out += "    id: " + c.id + "\n";
+  *out += "    executable: " + s.executable + (s.executable_opts.empty() ? "" : " " + Join(s.executable_opts, " ")) + "\n";
+  if (!s.build.type.empty()) *out += "    build system: " + s.build.type + "\n";
+  *out += "    num_tasks: " + std::to_string(s.num_tasks) + "\n";
+  if (!s.performance.empty()) {
+    std::vector<std::string> vars;
+    for (const auto& p : s.performance) vars.push_back(p.name + (p.unit.empty() ? "" : " (" + p.unit + ")"));
+    *out += "    performance: " + Join(vars, ", ") + "\n";
+  }
+  if (!c.deps.empty()) {
+    std::vector<std::string> deps;
+    for (size_t d : c.deps) deps.push_back(all[d].display_name);
+    *out += "    depends on: " + Join(deps, ", ") + "\n";
+  }
+}
+
+}  // namespace
+
+int ListCommand(const SessionOptions& opts, bool details) {
+  auto session = OpenSession(opts);
+  if (!session.ok()) return ConfigError(session.status());
+  const auto& cases = (*session)->cases;
+  std::string out;
+  out.reserve(cases.size() * 64);
+  std::set<const TestSpec*> tests;
+  for (const auto& c : cases) {
+    tests.insert(c.spec);
+    if (details) {
+      PrintDetails(c, cases, &out);
+    } else {
+      out += "- " + c.display_name + " @" + c.system + ":" + c.partition + "+" + c.environ + "\n";
+    }
+  }
+  out += "Found " + std::to_string(cases.size()) + " test case(s) from " + std::to_string(tests.size()) +
+         " test(s) in " + std::to_string((*session)->suite.files.size()) + " file(s) for system '" +
+         (*session)->system_name + "'\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+int ShowConfigCommand(const SessionOptions& opts, const std::string& path) {
+  SessionOptions o = opts;
+  std::vector<std::string> files = ConfigFilesFromEnv();
+  files.insert(files.end(), o.config_files.begin(), o.config_files.end());
+  SiteConfig config;
+  if (files.empty()) {
+    config = GenericConfig();
+  } else {
+    auto cfg = LoadSiteConfig(files);
+    if (!cfg.ok()) return ConfigError(cfg.status());
+    config = std::move(cfg.value());
+  }
+  nlohmann::json node = config.raw;
+  if (!path.empty()) {
+    for (const auto& part : Split(path, '/')) {
+      if (part.empty()) continue;
+      if (node.is_array() && !part.empty() && std::isdigit(static_cast<unsigned char>(part[0]))) {
+        size_t i = std::stoul(part);
+        if (i >= node.size()) return ConfigError(Status::Error("show-config: no item " + part + " in '" + path + "'"));
+        node = node[i];
+      } else if (node.is_object() && node.contains(part)) {
+        node = node[part];
+      } else {
+        return ConfigError(Status::Error("show-config: no key '" + part + "' in '" + path + "'"));
+      }
+    }
+  }
+  std::string yaml = ConfigToYaml(node);
+  std::fwrite(yaml.data(), 1, yaml.size(), stdout);
+  if (!yaml.empty() && yaml.back() != '\n') std::fputc('\n', stdout);
+  return 0;
+}
+
+int DetectCommand() {
+  std::string yaml = DetectionToYaml(DetectProcessor(), DetectDevices());
+  std::fwrite(yaml.data(), 1, yaml.size(), stdout);
+  return 0;
+}
+
+}  // namespace hb

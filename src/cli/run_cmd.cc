@@ -1,0 +1,138 @@
+// `hetbench run`: open the session, run the executor, write the run
+// report, JUnit XML and perflogs, print the summary.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include "cli/commands.h"
+#include "results/junit.h"
+#include "results/perflog.h"
+#include "results/run_report.h"
+#include "util/fs.h"
+#include "util/strings.h"
+#include "version.h"
+
+namespace hb {
+
+namespace {
+
+double Now() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string UserName() {
+  if (const passwd* pw = getpwuid(geteuid())) return pw->pw_name;
+  return std::to_string(geteuid());
+}
+
+std::string HostName() {
+  char buf[256] = {0};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+bool UseTerminal() {
+  const char* term = std::getenv("TERM");
+  const char* ci = std::getenv("CI");
+  return isatty(STDOUT_FILENO) && term && std::string(term) != "dumb" && !(ci && std::string(ci) == "true");
+}
+
+// The perflog folder: --perflog-dir, else the basedir of the configuration's
+// first `filelog` perflog handler, else <prefix>/perflogs.
+std::string PerflogDir(const RunCommandOptions& o, const Session& s) {
+  if (!o.perflog_dir.empty()) return AbsPath(o.perflog_dir);
+  const auto& logging = s.config.logging;
+  if (logging.is_array()) {
+    for (const auto& entry : logging) {
+      if (!entry.is_object() || !entry.contains("handlers_perflog")) continue;
+      for (const auto& h : entry["handlers_perflog"]) {
+        if (h.value("type", "") == "filelog" && h.contains("basedir") && h["basedir"].is_string())
+          return AbsPath(h["basedir"].get<std::string>());
+      }
+    }
+  }
+  return JoinPath(s.prefix, "perflogs");
+}
+
+int Fail(const Status& st) {
+  std::fprintf(stderr, "hetbench: error: %s\n", st.str().c_str());
+  return 2;
+}
+
+}  // namespace
+
+int RunCommand(RunCommandOptions o) {
+  std::vector<std::string> restore_ids;
+  if (!o.restore_report.empty()) {
+    auto report = ReadRunReport(o.restore_report);
+    if (!report.ok()) return Fail(report.status());
+    std::set<std::string> files;
+    for (const auto& c : report->cases) {
+      if (o.failed_only && c.result != "fail") continue;
+      restore_ids.push_back(c.id);
+      files.insert(c.file);
+    }
+    if (restore_ids.empty()) {
+      std::printf("hetbench: no %scases to re-run in %s\n", o.failed_only ? "failed " : "", o.restore_report.c_str());
+      return 0;
+    }
+    if (o.session.test_paths.empty()) o.session.test_paths.assign(files.begin(), files.end());
+  }
+  auto opened = OpenSession(o.session);
+  if (!opened.ok()) return Fail(opened.status());
+  Session& session = **opened;
+  if (!restore_ids.empty()) RestrictCases(&session, restore_ids);
+
+  SessionInfo info;
+  info.session_id = session.id;
+  info.version = HETBENCH_VERSION;
+  info.hostname = HostName();
+  info.user = UserName();
+  info.argv = o.argv;
+  info.system = session.system_name;
+  info.prefix = session.prefix;
+  info.config_files = session.config.files;
+  info.start_time = Now();
+
+  Console console(stdout, UseTerminal());
+  console.SessionStart("hetbench " + info.version + ": session " + session.id + " on system '" +
+                           session.system_name + "' (partitions: " + Join(session.partition_names, ", ") +
+                           "), prefix " + session.prefix,
+                       session.cases.size() * static_cast<size_t>(std::max(1, o.exec.repeat)));
+  if (session.cases.empty()) console.Note("hetbench: no test case matches the selection");
+
+  std::string perflog_dir = PerflogDir(o, session);
+  Executor executor(session, o.exec, &console);
+  executor.on_case_end = [&](const CaseResult& r) {
+    if (o.exec.dry_run) return;
+    Status st = AppendPerflog(perflog_dir, info, r);
+    if (!st.ok()) console.Note("hetbench: warning: perflog: " + st.str());
+  };
+  std::vector<CaseResult> results = executor.Run();
+  info.end_time = Now();
+
+  bool failed = false;
+  for (const auto& r : results) failed |= r.result == "fail";
+  info.exit_code = executor.interrupted() ? 130 : (failed ? 1 : 0);
+
+  std::string report = o.report_file.empty() ? JoinPath(session.prefix, "reports/run-" + session.id + ".json")
+                                             : AbsPath(o.report_file);
+  Status st = MakeDirs(DirName(report));
+  if (st.ok()) st = WriteRunReport(report, info, results);
+  if (!st.ok()) console.Note("hetbench: error: cannot write the run report: " + st.str());
+  if (!o.junit_file.empty()) {
+    Status js = WriteJunit(AbsPath(o.junit_file), info, results);
+    if (!js.ok()) console.Note("hetbench: error: cannot write the JUnit report: " + js.str());
+  }
+  console.Summary(results, executor.interrupted());
+  std::printf("Run report: %s\n", report.c_str());
+  if (!o.exec.dry_run && !results.empty()) std::printf("Perflogs:   %s\n", perflog_dir.c_str());
+  std::fflush(stdout);
+  return info.exit_code;
+}
+
+}  // namespace hb

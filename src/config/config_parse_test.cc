@@ -1,0 +1,181 @@
+#include "config/config_parse.h"
+
+#include <gtest/gtest.h>
+
+#include "util/yaml_util.h"
+
+namespace hb {
+namespace {
+
+Result<ConfigFragment> Parse(const std::string& text) {
+  Result<std::vector<YAML::Node>> docs = LoadYamlString(text, "site.yaml");
+  if (!docs.ok()) return docs.status();
+  return ParseConfigDocument(docs->empty() ? YAML::Node() : (*docs)[0], "site.yaml");
+}
+
+std::string ErrorOf(const std::string& text) {
+  Result<ConfigFragment> r = Parse(text);
+  return r.ok() ? "no error" : r.status().str();
+}
+
+// A system with one partition whose last lines are `extra` (indented as
+// partition keys, starting on line 8).
+std::string WithPartitionKeys(const std::string& extra) {
+  return "systems:\n"                  // 1
+         "  - name: c\n"               // 2
+         "    hostnames: [x]\n"        // 3
+         "    partitions:\n"           // 4
+         "      - name: p\n"           // 5
+         "        scheduler: local\n"  // 6
+         "        launcher: local\n"   // 7
+         + extra;
+}
+
+TEST(ConfigParse, WrongTypeNamesTheValue) {
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        max_jobs: abc\n")),
+            "site.yaml:8:19: max_jobs: expected an integer, got a scalar 'abc'");
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        max_jobs: 99999999999\n")),
+            "site.yaml:8:19: max_jobs: 99999999999 is out of range");
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        access: {a: 1}\n")),
+            "site.yaml:8:17: access: expected a list of strings, got a mapping");
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        extras: [1]\n")),
+            "site.yaml:8:17: extras: expected a mapping, got a list");
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        processor: {num_cpus: many}\n")),
+            "site.yaml:8:31: num_cpus: expected an integer, got a scalar 'many'");
+}
+
+TEST(ConfigParse, BadTimeLimit) {
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        time_limit: soon\n")),
+            "site.yaml:8:21: time_limit: expected a duration such as '30s', '10m', '1h30m' or '2d', got a "
+            "scalar 'soon'");
+  auto ok = Parse(WithPartitionKeys("        time_limit: 1h30m\n"));
+  ASSERT_TRUE(ok.ok()) << ok.status().str();
+  EXPECT_EQ(ok->systems[0].partitions[0].time_limit_s, 5400);
+  ok = Parse(WithPartitionKeys("        time_limit: null\n"));
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->systems[0].partitions[0].time_limit_s, 0);
+}
+
+TEST(ConfigParse, PartitionWithoutName) {
+  EXPECT_EQ(ErrorOf("systems:\n"
+                    "  - name: c\n"
+                    "    hostnames: [x]\n"
+                    "    partitions:\n"
+                    "      - scheduler: local\n"
+                    "        launcher: local\n"),
+            "site.yaml:5:9: partition of system 'c' without a name");
+}
+
+TEST(ConfigParse, SystemWithoutPartitions) {
+  EXPECT_EQ(ErrorOf("systems:\n  - name: c\n    hostnames: [x]\n"),
+            "site.yaml:2:5: system 'c' has no partitions (ReFrame requires at least one)");
+  EXPECT_EQ(ErrorOf("systems:\n  - name: c\n    hostnames: [x]\n    partitions: []\n"),
+            "site.yaml:4:17: system 'c' has no partitions (ReFrame requires at least one)");
+}
+
+TEST(ConfigParse, DuplicatePartitionNames) {
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("      - name: p\n"
+                                      "        scheduler: slurm\n"
+                                      "        launcher: srun\n")),
+            "site.yaml:8:15: partition 'p' is defined twice in system 'c' (first at site.yaml:5:9)");
+}
+
+TEST(ConfigParse, MissingRequiredKeys) {
+  EXPECT_EQ(ErrorOf("systems:\n  - name: c\n    hostnames: [x]\n    partitions:\n      - name: p\n"
+                    "        launcher: local\n"),
+            "site.yaml:5:9: partition 'c:p' lacks the required key 'scheduler'");
+  EXPECT_EQ(ErrorOf("systems:\n  - name: c\n    partitions: [{name: p, scheduler: local, launcher: local}]\n"),
+            "site.yaml:2:5: system 'c' lacks the required key 'hostnames'");
+}
+
+TEST(ConfigParse, UnknownKeysAreErrorsWithSuggestions) {
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        max_job: 4\n")),
+            "site.yaml:8:9: unknown key 'max_job' in partition 'c:p', did you mean 'max_jobs'?");
+  EXPECT_EQ(ErrorOf("systems:\n  - name: c\n    hostname: [x]\n"),
+            "site.yaml:3:5: unknown key 'hostname' in system 'c', did you mean 'hostnames'?");
+  EXPECT_EQ(ErrorOf("environments:\n  - name: e\n    imgae: pytorch\n"),
+            "site.yaml:3:5: unknown key 'imgae' in environment 'e', did you mean 'image'?");
+  EXPECT_EQ(ErrorOf("environments:\n  - name: e\n    colour: red\n"),
+            "site.yaml:3:5: unknown key 'colour' in environment 'e'");
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        resources: [{name: gpu, option: [x]}]\n")),
+            "site.yaml:8:33: unknown key 'option' in resource, did you mean 'options'?");
+}
+
+TEST(ConfigParse, ReframeKeysHetbenchIgnoresAreKeptInRaw) {
+  auto r = Parse("systems:\n"
+                 "  - name: c\n"
+                 "    hostnames: [x]\n"
+                 "    max_local_jobs: 4\n"
+                 "    sched_options: {job_submit_timeout: 30}\n"
+                 "    variables: [[A, '1']]\n"
+                 "    partitions:\n"
+                 "      - name: p\n"
+                 "        scheduler: slurm\n"
+                 "        launcher: srun\n"
+                 "        container_platforms: [{type: Sarus, modules: [sarus], default: true}]\n"
+                 "        container_runtime: null\n"
+                 "environments:\n"
+                 "  - name: e\n"
+                 "    resources: {gpu: {num_gpus_per_node: 2}}\n"
+                 "    modules: [{name: cuda, collection: false, path: /opt/mods}]\n");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  const System& sys = r->systems[0];
+  EXPECT_EQ(sys.raw["max_local_jobs"], 4);
+  EXPECT_EQ(sys.env_vars, EnvVars({{"A", "1"}}));  // the deprecated `variables`
+  const Partition& p = sys.partitions[0];
+  EXPECT_EQ(p.raw["container_platforms"][0]["type"], "Sarus");
+  EXPECT_EQ(p.raw["container_platforms"][0]["default"], true);
+  EXPECT_TRUE(p.raw["container_runtime"].is_null());
+  EXPECT_EQ(p.extras["scheduler"], "slurm");  // ReFrame 4.6+ default extras
+  EXPECT_EQ(p.extras["launcher"], "srun");
+  EXPECT_FALSE(p.raw.contains("extras"));      // raw stays as read
+  EXPECT_EQ(r->environments[0].modules, std::vector<std::string>({"cuda"}));
+  EXPECT_EQ(r->environments[0].resources["gpu"]["num_gpus_per_node"], 2);
+}
+
+TEST(ConfigParse, EnvVarsAsPairsOrMapping) {
+  auto r = Parse(WithPartitionKeys("        env_vars: [[OMP_NUM_THREADS, 4], [PATH, '$PATH:/x']]\n"));
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(r->systems[0].partitions[0].env_vars, EnvVars({{"OMP_NUM_THREADS", "4"}, {"PATH", "$PATH:/x"}}));
+  r = Parse(WithPartitionKeys("        env_vars: {A: x, B: 2}\n"));
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(r->systems[0].partitions[0].env_vars, EnvVars({{"A", "x"}, {"B", "2"}}));
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        env_vars: [[A, 1, 2]]\n")),
+            "site.yaml:8:20: env_vars: expected a list of [name, value] pairs, but an item is a list");
+}
+
+TEST(ConfigParse, BadHostnameRegex) {
+  EXPECT_EQ(ErrorOf("systems:\n  - name: c\n    hostnames: ['nid(\\d+']\n    partitions: []\n").substr(0, 60),
+            "site.yaml:3:17: hostnames: 'nid(\\d+' is not a valid regular ");
+}
+
+TEST(ConfigParse, DuplicateSystemInOneFile) {
+  std::string sys = "  - name: c\n    hostnames: [x]\n    partitions: [{name: p, scheduler: local, launcher: local}]\n";
+  EXPECT_EQ(ErrorOf("systems:\n" + sys + sys), "site.yaml:5:11: system 'c' is defined twice (first at site.yaml:2:5)");
+}
+
+TEST(ConfigParse, SectionsMustHaveTheirShape) {
+  EXPECT_EQ(ErrorOf("- a\n- b\n"),
+            "site.yaml:1:1: a configuration file must be a mapping of sections (systems, environments, ...), "
+            "got a list");
+  EXPECT_EQ(ErrorOf("systems: {name: c}\n"), "site.yaml:1:10: systems: expected a list, got a mapping");
+  EXPECT_EQ(ErrorOf("modes:\n  - options: [-x]\n"), "site.yaml:2:5: mode without a name");
+  EXPECT_EQ(ErrorOf("general: {colorize: false}\n"), "site.yaml:1:10: general: expected a list, got a mapping");
+  EXPECT_EQ(ErrorOf("environments:\n  - name: e\n    modules: [{path: /x}]\n"),
+            "site.yaml:3:15: module without a name in environment 'e'");
+}
+
+TEST(ConfigParse, EmptyDocumentIsAnEmptyFragment) {
+  auto r = Parse("# nothing yet\n");
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->systems.empty());
+}
+
+TEST(ConfigParse, ReframeKeyLists) {
+  EXPECT_NE(std::find(ReframeKeys("partition").begin(), ReframeKeys("partition").end(), "sched_options"),
+            ReframeKeys("partition").end());
+  EXPECT_TRUE(ReframeKeys("nonsense").empty());
+}
+
+}  // namespace
+}  // namespace hb

@@ -1,0 +1,214 @@
+#include "model/expand.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "util/strings.h"
+
+namespace hb {
+
+const std::string* TestCase::Param(const std::string& name) const {
+  for (const auto& [k, v] : params)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+namespace {
+
+std::vector<std::string> Tokens(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  std::string t;
+  while (in >> t) out.push_back(t);
+  return out;
+}
+
+bool HasFeature(const std::vector<std::string>& features, const std::string& f) {
+  return std::find(features.begin(), features.end(), f) != features.end();
+}
+
+bool SystemTokenMatches(const std::string& tok, const PartitionView& p) {
+  if (tok == "*" || tok == "*:*") return true;
+  size_t colon = tok.find(':');
+  std::string sys = tok.substr(0, colon);
+  std::string part = colon == std::string::npos ? "*" : tok.substr(colon + 1);
+  return (sys == "*" || sys == p.system) && (part == "*" || part == p.partition);
+}
+
+template <typename Pred>
+bool AnyEntry(const std::vector<std::string>& entries, Pred token_ok) {
+  for (const auto& entry : entries) {
+    auto toks = Tokens(entry);
+    if (toks.empty()) continue;
+    if (std::all_of(toks.begin(), toks.end(), token_ok)) return true;
+  }
+  return false;
+}
+
+bool FeatureToken(const std::string& tok, const std::vector<std::string>& features, bool* result) {
+  if (tok.empty() || (tok[0] != '+' && tok[0] != '-')) return false;
+  bool has = HasFeature(features, tok.substr(1));
+  *result = tok[0] == '+' ? has : !has;
+  return true;
+}
+
+using Regexes = std::vector<std::regex>;
+
+Result<Regexes> CompileAll(const std::vector<std::string>& patterns, const char* option) {
+  Regexes out;
+  for (const auto& p : patterns) {
+    try {
+      out.emplace_back(p, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      return Status::Error(std::string("invalid regular expression for ") + option + " '" + p + "': " + e.what());
+    }
+  }
+  return out;
+}
+
+bool AnySearch(const Regexes& res, const std::string& s) {
+  for (const auto& re : res)
+    if (std::regex_search(s, re)) return true;
+  return false;
+}
+
+// Specs in dependency order, restricted to those selected and their dependencies.
+std::vector<const TestSpec*> OrderSpecs(const TestSuite& suite, const std::set<std::string>& wanted) {
+  std::vector<const TestSpec*> order;
+  std::set<std::string> done;
+  std::function<void(const TestSpec*)> visit = [&](const TestSpec* s) {
+    if (!done.insert(s->name).second) return;
+    for (const auto& d : s->depends_on)
+      if (const TestSpec* t = suite.Find(d)) visit(t);
+    order.push_back(s);
+  };
+  for (const auto& s : suite.specs)
+    if (wanted.count(s->name)) visit(s.get());
+  return order;
+}
+
+// Every combination of parameter values, in file order (first parameter slowest).
+std::vector<StringPairs> ParameterProduct(const TestSpec& s) {
+  std::vector<StringPairs> out = {{}};
+  for (const auto& [name, values] : s.parameters) {
+    std::vector<StringPairs> next;
+    next.reserve(out.size() * values.size());
+    for (const auto& partial : out) {
+      for (const auto& v : values) {
+        StringPairs p = partial;
+        p.emplace_back(name, v);
+        next.push_back(std::move(p));
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::string DisplayName(const TestSpec& s, const StringPairs& params) {
+  std::string n = s.name;
+  for (const auto& [k, v] : params) n += " %" + k + "=" + v;
+  return n;
+}
+
+}  // namespace
+
+bool ValidSystemsMatch(const std::vector<std::string>& valid, const PartitionView& p) {
+  return AnyEntry(valid, [&](const std::string& tok) {
+    bool r;
+    if (FeatureToken(tok, p.features, &r)) return r;
+    if (tok[0] == '%') return true;  // extras constraints: not acted on yet
+    return SystemTokenMatches(tok, p);
+  });
+}
+
+bool ValidEnvironsMatch(const std::vector<std::string>& valid, const EnvironView& e) {
+  return AnyEntry(valid, [&](const std::string& tok) {
+    bool r;
+    if (FeatureToken(tok, e.features, &r)) return r;
+    if (tok[0] == '%') return true;
+    return tok == "*" || tok == e.name;
+  });
+}
+
+Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vector<PartitionView>& partitions,
+                                          const CaseFilter& filter) {
+  auto names = CompileAll(filter.names, "-n/--name");
+  auto excludes = CompileAll(filter.excludes, "-x/--exclude");
+  auto tags = CompileAll(filter.tags, "-t/--tag");
+  auto envs = CompileAll(filter.environs, "-p/--prgenv");
+  for (const auto* r : {&names, &excludes, &tags, &envs})
+    if (!r->ok()) return r->status();
+
+  auto tags_ok = [&](const TestSpec& s) {
+    for (const auto& re : *tags) {
+      bool any = std::any_of(s.tags.begin(), s.tags.end(), [&](const std::string& t) { return std::regex_search(t, re); });
+      if (!any) return false;
+    }
+    return true;
+  };
+  // Selection is by case (display names carry parameter values), so first
+  // find which specs have at least one selected case.
+  std::set<std::string> wanted;
+  std::map<std::string, std::vector<StringPairs>> products;
+  for (const auto& s : suite.specs) {
+    if (s->abstract || !tags_ok(*s)) continue;
+    auto& prod = products[s->name] = ParameterProduct(*s);
+    for (const auto& params : prod) {
+      std::string dn = DisplayName(*s, params);
+      bool in = names->empty() || AnySearch(*names, dn);
+      if (in && !AnySearch(*excludes, dn)) {
+        wanted.insert(s->name);
+        break;
+      }
+    }
+  }
+
+  std::vector<TestCase> cases;
+  std::set<std::string> explicitly(wanted);
+  // key: test name + "@" + sys:part + "+" + env  -> case indices
+  std::map<std::string, std::vector<size_t>> by_target;
+  for (const TestSpec* s : OrderSpecs(suite, wanted)) {
+    bool pulled_in = !explicitly.count(s->name);  // only here as a dependency
+    if (!products.count(s->name)) products[s->name] = ParameterProduct(*s);
+    for (const auto& params : products[s->name]) {
+      std::string dn = DisplayName(*s, params);
+      if (!pulled_in) {
+        bool in = names->empty() || AnySearch(*names, dn);
+        if (!in || AnySearch(*excludes, dn)) continue;
+      }
+      for (const auto& p : partitions) {
+        if (!ValidSystemsMatch(s->valid_systems, p)) continue;
+        for (const auto& e : p.environs) {
+          if (!ValidEnvironsMatch(s->valid_prog_environs, e)) continue;
+          if (!envs->empty() && !AnySearch(*envs, e.name)) continue;
+          TestCase c;
+          c.spec = s;
+          c.params = params;
+          c.system = p.system;
+          c.partition = p.partition;
+          c.environ = e.name;
+          c.display_name = dn;
+          std::string where = p.system + ":" + p.partition + "+" + e.name;
+          c.id = s->name;
+          for (const auto& [k, v] : params) c.id += "%" + k + "=" + v;
+          c.id += "@" + where;
+          for (const auto& d : s->depends_on) {
+            auto it = by_target.find(d + "@" + where);
+            if (it == by_target.end() || it->second.empty()) c.missing_deps.push_back(d);
+            else c.deps.insert(c.deps.end(), it->second.begin(), it->second.end());
+          }
+          by_target[s->name + "@" + where].push_back(cases.size());
+          cases.push_back(std::move(c));
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+}  // namespace hb

@@ -1,0 +1,51 @@
+// The expander turns TestSpecs into TestCases: the cartesian product of a
+// spec's parameters, times the partitions its valid_systems admit, times the
+// environments its valid_prog_environs admit on each partition; then links
+// each case to the cases it depends on. It sees partitions and environments
+// only through the small views below, so the model does not depend on the
+// configuration layer. Pure; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/test_loader.h"
+#include "model/test_spec.h"
+#include "util/status.h"
+
+namespace hb {
+
+struct EnvironView {
+  std::string name;
+  std::vector<std::string> features;
+};
+
+struct PartitionView {
+  std::string system, partition;
+  std::vector<std::string> features;
+  std::vector<EnvironView> environs;  // those the partition lists and that exist for it
+};
+
+// Command-line filters (`-n`, `-x`, `-t`, `-p`). Every list entry is a
+// regular expression (ECMAScript syntax, searched, not anchored).
+struct CaseFilter {
+  std::vector<std::string> names;     // keep a case if any matches its name or display name
+  std::vector<std::string> excludes;  // drop a case if any matches its name or display name
+  std::vector<std::string> tags;      // every pattern must match one of the test's tags
+  std::vector<std::string> environs;  // keep cases whose environment matches any
+};
+
+// True when a valid_systems entry list admits the partition: an entry is
+// space-separated tokens that must all hold: `*`, `sys`, `sys:part`,
+// `sys:*`, `*:part`, `+feature`, `-feature`.
+bool ValidSystemsMatch(const std::vector<std::string>& valid, const PartitionView& p);
+// Same for valid_prog_environs: `*`, a name, `+feature`, `-feature`.
+bool ValidEnvironsMatch(const std::vector<std::string>& valid, const EnvironView& e);
+
+// Cases in dependency order (a case's dependencies come before it).
+// Selected tests pull in the tests they depend on. Bad filter regexes are
+// errors.
+Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vector<PartitionView>& partitions,
+                                          const CaseFilter& filter);
+
+}  // namespace hb

@@ -1,0 +1,584 @@
+#include "model/test_fields.h"
+
+#include <algorithm>
+#include <functional>
+#include <regex>
+#include <set>
+
+#include "model/placeholder.h"
+#include "util/fs.h"
+#include "util/strings.h"
+#include "util/yaml_util.h"
+
+namespace hb {
+
+namespace {
+
+using Handler = std::function<Status(const YAML::Node&, const std::string& file, TestSpec*)>;
+
+bool IsIdentifier(const std::string& s) {
+  static const std::regex kIdent("[A-Za-z_][A-Za-z0-9_]*");
+  return std::regex_match(s, kIdent);
+}
+
+Status Err(const YAML::Node& n, const std::string& file, const std::string& msg) {
+  return Status::Error(MarkOf(n, file), msg);
+}
+
+// Assigns a string-list field.
+Handler StringList(std::vector<std::string> TestSpec::*field, const char* what) {
+  return [field, what](const YAML::Node& n, const std::string& f, TestSpec* s) -> Status {
+    auto r = YamlStringList(n, f, what);
+    if (!r.ok()) return r.status();
+    s->*field = std::move(r.value());
+    return Status::OK();
+  };
+}
+
+Handler String(std::string TestSpec::*field, const char* what) {
+  return [field, what](const YAML::Node& n, const std::string& f, TestSpec* s) -> Status {
+    if (n.IsNull()) {
+      s->*field = "";
+      return Status::OK();
+    }
+    auto r = YamlString(n, f, what);
+    if (!r.ok()) return r.status();
+    s->*field = r.value();
+    return Status::OK();
+  };
+}
+
+Handler Count(int TestSpec::*field, const char* what, int min) {
+  return [field, what, min](const YAML::Node& n, const std::string& f, TestSpec* s) -> Status {
+    auto r = YamlInt(n, f, what);
+    if (!r.ok()) return r.status();
+    if (r.value() < min || r.value() > 1000000)
+      return Err(n, f, std::string(what) + ": expected an integer >= " + std::to_string(min) +
+                           ", got " + std::to_string(r.value()));
+    s->*field = static_cast<int>(r.value());
+    return Status::OK();
+  };
+}
+
+Handler Bool(bool TestSpec::*field, const char* what) {
+  return [field, what](const YAML::Node& n, const std::string& f, TestSpec* s) -> Status {
+    auto r = YamlBool(n, f, what);
+    if (!r.ok()) return r.status();
+    s->*field = r.value();
+    return Status::OK();
+  };
+}
+
+Result<StringPairs> ParseEnvVars(const YAML::Node& n, const std::string& f) {
+  StringPairs out;
+  auto add = [&](const YAML::Node& k, const YAML::Node& v) -> Status {
+    auto key = YamlString(k, f, "env_vars");
+    if (!key.ok()) return key.status();
+    if (!IsIdentifier(*key)) return Err(k, f, "env_vars: '" + *key + "' is not a valid variable name");
+    if (!v.IsScalar()) return Err(v, f, "env_vars: the value of " + *key + " must be a string or a number");
+    out.emplace_back(*key, v.Scalar());
+    return Status::OK();
+  };
+  if (n.IsNull()) return out;
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      Status st = add(kv.first, kv.second);
+      if (!st.ok()) return st;
+    }
+    return out;
+  }
+  if (n.IsSequence()) {  // ReFrame's configuration style: [[name, value], ...]
+    for (const auto& item : n) {
+      if (!item.IsSequence() || item.size() != 2)
+        return Err(item, f, "env_vars: expected [name, value] pairs or a mapping");
+      Status st = add(item[0], item[1]);
+      if (!st.ok()) return st;
+    }
+    return out;
+  }
+  return Err(n, f, "env_vars: expected a mapping of NAME: value, got " + YamlTypeName(n));
+}
+
+Status ParseParameters(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  if (!n.IsMap()) return Err(n, f, "parameters: expected a mapping of name: [values], got " + YamlTypeName(n));
+  s->parameters.clear();
+  for (const auto& kv : n) {
+    auto name = YamlString(kv.first, f, "parameters");
+    if (!name.ok()) return name.status();
+    if (!IsIdentifier(*name))
+      return Err(kv.first, f, "parameters: '" + *name + "' is not a valid name (letters, digits and _)");
+    const auto& builtins = BuiltinPlaceholders();
+    if (std::find(builtins.begin(), builtins.end(), *name) != builtins.end())
+      return Err(kv.first, f, "parameters: '" + *name + "' is a built-in placeholder name; choose another");
+    auto values = YamlStringList(kv.second, f, "parameters: " + *name);
+    if (!values.ok()) return values.status();
+    if (values->empty()) return Err(kv.second, f, "parameters: '" + *name + "' has no values");
+    s->parameters.emplace_back(*name, std::move(values.value()));
+  }
+  return Status::OK();
+}
+
+Status ParseTimeLimit(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  if (n.IsNull()) {
+    s->time_limit_s.reset();
+    return Status::OK();
+  }
+  if (!n.IsScalar()) return Err(n, f, "time_limit: expected a duration, got " + YamlTypeName(n));
+  auto d = ParseDuration(n.Scalar());
+  if (!d)
+    return Err(n, f, "time_limit: '" + n.Scalar() +
+                         "' is not a duration; expected seconds (90) or a duration such as 10m, 1h30m or 01:30:00");
+  s->time_limit_s = *d;
+  return Status::OK();
+}
+
+// eq/ne/lt/le/gt/ge keys of a sanity or performance entry.
+const std::vector<std::string> kOps = {"eq", "ne", "lt", "le", "gt", "ge"};
+
+Status ParseComparison(const std::string& op, const YAML::Node& v, const std::string& f,
+                       std::vector<Comparison>* out) {
+  if (!v.IsScalar()) return Err(v, f, op + ": expected a number or a string, got " + YamlTypeName(v));
+  out->push_back({op, v.Scalar()});
+  return Status::OK();
+}
+
+Status ParseCount(const YAML::Node& v, const std::string& f, std::vector<Comparison>* out) {
+  if (v.IsScalar()) return ParseComparison("eq", v, f, out);
+  if (!v.IsMap()) return Err(v, f, "count: expected a number or a mapping such as {ge: 4}");
+  for (const auto& kv : v) {
+    std::string op = kv.first.Scalar();
+    if (std::find(kOps.begin(), kOps.end(), op) == kOps.end())
+      return Err(kv.first, f, "count: unknown comparison '" + op + "'; expected one of eq, ne, lt, le, gt, ge");
+    Status st = ParseComparison(op, kv.second, f, out);
+    if (!st.ok()) return st;
+  }
+  return Status::OK();
+}
+
+Status CheckChoice(const YAML::Node& n, const std::string& f, const std::string& what,
+                   const std::vector<std::string>& choices, std::string* out) {
+  auto r = YamlString(n, f, what);
+  if (!r.ok()) return r.status();
+  if (std::find(choices.begin(), choices.end(), *r) == choices.end())
+    return Err(n, f, what + ": '" + *r + "' is not one of " + Join(choices, ", ") + DidYouMean(*r, choices));
+  *out = *r;
+  return Status::OK();
+}
+
+const std::vector<std::string> kTypes = {"str", "int", "float"};
+const std::vector<std::string> kReduce = {"first", "last", "min", "max", "mean", "median", "sum"};
+
+Status ParseSanityEntry(const YAML::Node& n, const std::string& f, SanitySpec* sp) {
+  static const std::vector<std::string> kKeys = {"pattern", "not_pattern", "exit_code", "in",   "group",
+                                                 "type",    "reduce",      "count",     "eq",   "ne",
+                                                 "lt",      "le",          "gt",        "ge"};
+  if (!n.IsMap())
+    return Err(n, f, "sanity: each entry must be a mapping such as {pattern: 'Done', in: stdout}, got " +
+                         YamlTypeName(n));
+  sp->mark = MarkOf(n, f);
+  int kinds = 0;
+  for (const auto& kv : n) {
+    std::string key = kv.first.Scalar();
+    const YAML::Node& v = kv.second;
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+      return Err(kv.first, f, "sanity: unknown key '" + key + "'" + DidYouMean(key, kKeys));
+    Status st;
+    if (key == "pattern" || key == "not_pattern") {
+      ++kinds;
+      sp->kind = key == "pattern" ? SanitySpec::Kind::kPattern : SanitySpec::Kind::kNotPattern;
+      auto r = YamlString(v, f, "sanity: " + key);
+      if (!r.ok()) return r.status();
+      sp->pattern = *r;
+      sp->mark = MarkOf(v, f);
+    } else if (key == "exit_code") {
+      ++kinds;
+      sp->kind = SanitySpec::Kind::kExitCode;
+      auto r = YamlStringList(v, f, "sanity: exit_code");
+      if (!r.ok()) return r.status();
+      for (const auto& c : *r) {
+        char* end = nullptr;
+        long code = std::strtol(c.c_str(), &end, 10);
+        if (c.empty() || *end) return Err(v, f, "sanity: exit_code: expected integers, got '" + c + "'");
+        sp->exit_codes.push_back(static_cast<int>(code));
+      }
+    } else if (key == "in") {
+      auto r = YamlString(v, f, "sanity: in");
+      if (!r.ok()) return r.status();
+      sp->in = *r;
+    } else if (key == "group") {
+      auto r = YamlString(v, f, "sanity: group");
+      if (!r.ok()) return r.status();
+      sp->group = *r;
+    } else if (key == "type") {
+      st = CheckChoice(v, f, "sanity: type", kTypes, &sp->type);
+    } else if (key == "reduce") {
+      st = CheckChoice(v, f, "sanity: reduce", kReduce, &sp->reduce);
+    } else if (key == "count") {
+      st = ParseCount(v, f, &sp->count_checks);
+    } else {
+      st = ParseComparison(key, v, f, &sp->value_checks);
+    }
+    if (!st.ok()) return st;
+  }
+  if (kinds != 1)
+    return Err(n, f, "sanity: each entry needs exactly one of 'pattern', 'not_pattern' or 'exit_code'");
+  if (!sp->value_checks.empty() && sp->kind != SanitySpec::Kind::kPattern)
+    return Err(n, f, "sanity: value comparisons (eq, lt, ...) need a 'pattern'");
+  if (!sp->value_checks.empty() && sp->group.empty()) sp->group = "0";
+  return Status::OK();
+}
+
+Status ParseSanity(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  s->sanity.clear();
+  if (n.IsNull()) return Status::OK();
+  YAML::Node list = n;
+  if (n.IsMap()) {  // a single entry
+    list = YAML::Node(YAML::NodeType::Sequence);
+    list.push_back(n);
+  }
+  if (!list.IsSequence()) return Err(n, f, "sanity: expected a list of checks, got " + YamlTypeName(n));
+  for (const auto& item : list) {
+    SanitySpec sp;
+    Status st = ParseSanityEntry(item, f, &sp);
+    if (!st.ok()) return st;
+    s->sanity.push_back(std::move(sp));
+  }
+  return Status::OK();
+}
+
+Status ParsePerfVar(const std::string& name, const YAML::Node& n, const std::string& f, PerfSpec* p) {
+  static const std::vector<std::string> kKeys = {"pattern", "in", "group", "type", "reduce", "unit",
+                                                 "eq",      "ne", "lt",    "le",   "gt",     "ge"};
+  if (!n.IsMap())
+    return Err(n, f, "performance: '" + name + "' must be a mapping such as {pattern: 'Rate: (\\S+)', unit: MB/s}");
+  p->name = name;
+  p->mark = MarkOf(n, f);
+  bool have_pattern = false;
+  for (const auto& kv : n) {
+    std::string key = kv.first.Scalar();
+    const YAML::Node& v = kv.second;
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+      return Err(kv.first, f, "performance: " + name + ": unknown key '" + key + "'" + DidYouMean(key, kKeys));
+    Status st;
+    std::string what = "performance: " + name + ": " + key;
+    if (key == "pattern" || key == "in" || key == "group" || key == "unit") {
+      auto r = YamlString(v, f, what);
+      if (!r.ok()) return r.status();
+      if (key == "pattern") {
+        p->pattern = *r;
+        have_pattern = true;
+        p->mark = MarkOf(v, f);
+      } else if (key == "in") {
+        p->in = *r;
+      } else if (key == "group") {
+        p->group = *r;
+      } else {
+        p->unit = *r;
+      }
+    } else if (key == "type") {
+      st = CheckChoice(v, f, what, {"int", "float"}, &p->type);
+    } else if (key == "reduce") {
+      st = CheckChoice(v, f, what, kReduce, &p->reduce);
+    } else {
+      st = ParseComparison(key, v, f, &p->value_checks);
+    }
+    if (!st.ok()) return st;
+  }
+  if (!have_pattern) return Err(n, f, "performance: " + name + ": a 'pattern' is required");
+  return Status::OK();
+}
+
+Status ParsePerformance(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  s->performance.clear();
+  if (n.IsNull()) return Status::OK();
+  if (!n.IsMap())
+    return Err(n, f, "performance: expected a mapping of variable: {pattern, group, unit, ...}, got " +
+                         YamlTypeName(n));
+  for (const auto& kv : n) {
+    std::string name = kv.first.Scalar();
+    if (!IsIdentifier(name))
+      return Err(kv.first, f, "performance: '" + name + "' is not a valid variable name (letters, digits and _)");
+    PerfSpec p;
+    Status st = ParsePerfVar(name, kv.second, f, &p);
+    if (!st.ok()) return st;
+    s->performance.push_back(std::move(p));
+  }
+  return Status::OK();
+}
+
+Result<std::optional<double>> OptionalNumber(const YAML::Node& n, const std::string& f, const std::string& what) {
+  if (n.IsNull() || (n.IsScalar() && (n.Scalar() == "null" || n.Scalar() == "~")))
+    return std::optional<double>();
+  auto r = YamlNumber(n, f, what);
+  if (!r.ok()) return r.status();
+  return std::optional<double>(*r);
+}
+
+Status ParseReferenceValue(const std::string& var, const YAML::Node& n, const std::string& f, Reference* ref) {
+  std::string what = "reference: " + var;
+  if (!n.IsSequence() || n.size() < 3 || n.size() > 4)
+    return Err(n, f, what + ": expected [value, lower, upper] or [value, lower, upper, unit], got " +
+                         YamlTypeName(n));
+  ref->mark = MarkOf(n, f);
+  auto v = YamlNumber(n[0], f, what + ": value");
+  if (!v.ok()) return v.status();
+  ref->value = *v;
+  auto lo = OptionalNumber(n[1], f, what + ": lower threshold");
+  if (!lo.ok()) return lo.status();
+  auto hi = OptionalNumber(n[2], f, what + ": upper threshold");
+  if (!hi.ok()) return hi.status();
+  ref->lower = *lo;
+  ref->upper = *hi;
+  if (n.size() == 4 && !n[3].IsNull()) {
+    auto u = YamlString(n[3], f, what + ": unit");
+    if (!u.ok()) return u.status();
+    ref->unit = *u;
+  }
+  return Status::OK();
+}
+
+Status ParseReference(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  static const std::regex kKey(R"((\*|[A-Za-z0-9_.\-]+(:(\*|[A-Za-z0-9_.\-]+))?))");
+  s->reference.clear();
+  if (n.IsNull()) return Status::OK();
+  if (!n.IsMap())
+    return Err(n, f, "reference: expected a mapping of 'system:partition': {variable: [value, lower, upper, unit]}");
+  for (const auto& kv : n) {
+    std::string key = kv.first.Scalar();
+    if (!std::regex_match(key, kKey))
+      return Err(kv.first, f, "reference: '" + key + "' is not 'system:partition', 'system:*', 'system' or '*'");
+    if (!kv.second.IsMap())
+      return Err(kv.second, f, "reference: '" + key + "': expected a mapping of variable: [value, lower, upper, unit]");
+    std::map<std::string, Reference> vars;
+    for (const auto& v : kv.second) {
+      Reference ref;
+      Status st = ParseReferenceValue(v.first.Scalar(), v.second, f, &ref);
+      if (!st.ok()) return st;
+      vars[v.first.Scalar()] = ref;
+      s->marks["reference:" + key + ":" + v.first.Scalar()] = MarkOf(v.first, f);
+    }
+    s->marks["reference:" + key] = MarkOf(kv.first, f);
+    s->reference.emplace_back(key, std::move(vars));
+  }
+  return Status::OK();
+}
+
+Status ParseBuild(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  static const std::vector<std::string> kTypesB = {"none", "SingleSource", "Make", "CMake", "Custom"};
+  static const std::vector<std::string> kKeys = {
+      "type",    "source",  "executable", "lang",    "cppflags", "cflags",  "cxxflags", "fflags",
+      "ldflags", "cc",      "cxx",        "ftn",     "nvcc",     "makefile", "options", "targets",
+      "srcdir",  "builddir", "max_concurrency", "commands"};
+  BuildSpec& b = s->build;
+  b = BuildSpec();
+  b.mark = MarkOf(n, f);
+  if (n.IsNull()) return Status::OK();
+  if (n.IsScalar()) {  // shorthand: build_system: Make
+    std::string type;
+    Status st = CheckChoice(n, f, "build_system", kTypesB, &type);
+    b.type = type == "none" ? "" : type;
+    return st;
+  }
+  if (!n.IsMap()) return Err(n, f, "build_system: expected a mapping such as {type: SingleSource, source: x.c}");
+  for (const auto& kv : n) {
+    std::string key = kv.first.Scalar();
+    const YAML::Node& v = kv.second;
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+      return Err(kv.first, f, "build_system: unknown key '" + key + "'" + DidYouMean(key, kKeys));
+    std::string what = "build_system: " + key;
+    Status st;
+    auto str = [&](std::string* out) -> Status {
+      auto r = YamlString(v, f, what);
+      if (r.ok()) *out = *r;
+      return r.status();
+    };
+    auto list = [&](std::vector<std::string>* out) -> Status {
+      auto r = YamlStringList(v, f, what);
+      if (r.ok()) *out = *r;
+      return r.status();
+    };
+    if (key == "type") st = CheckChoice(v, f, what, kTypesB, &b.type);
+    else if (key == "source") st = str(&b.source);
+    else if (key == "executable") st = str(&b.executable);
+    else if (key == "lang") st = CheckChoice(v, f, what, {"c", "c++", "fortran", "cuda"}, &b.lang);
+    else if (key == "cppflags") st = list(&b.cppflags);
+    else if (key == "cflags") st = list(&b.cflags);
+    else if (key == "cxxflags") st = list(&b.cxxflags);
+    else if (key == "fflags") st = list(&b.fflags);
+    else if (key == "ldflags") st = list(&b.ldflags);
+    else if (key == "cc") st = str(&b.cc);
+    else if (key == "cxx") st = str(&b.cxx);
+    else if (key == "ftn") st = str(&b.ftn);
+    else if (key == "nvcc") st = str(&b.nvcc);
+    else if (key == "makefile") st = str(&b.makefile);
+    else if (key == "options") st = list(&b.options);
+    else if (key == "targets") st = list(&b.targets);
+    else if (key == "srcdir") st = str(&b.srcdir);
+    else if (key == "builddir") st = str(&b.builddir);
+    else if (key == "commands") st = list(&b.commands);
+    else if (key == "max_concurrency") {
+      auto r = YamlInt(v, f, what);
+      if (r.ok()) b.max_concurrency = static_cast<int>(*r);
+      st = r.status();
+    }
+    if (!st.ok()) return st;
+  }
+  if (b.type.empty()) return Err(n, f, "build_system: 'type' is required (one of " + Join(kTypesB, ", ") + ")");
+  if (b.type == "none") b.type = "";
+  if (b.type == "SingleSource" && b.source.empty())
+    return Err(n, f, "build_system: SingleSource needs 'source', the file to compile");
+  if (b.type == "Custom" && b.commands.empty())
+    return Err(n, f, "build_system: Custom needs 'commands', the shell commands that build the test");
+  return Status::OK();
+}
+
+Status ParseExtraResources(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  s->extra_resources.clear();
+  if (n.IsNull()) return Status::OK();
+  if (!n.IsMap()) return Err(n, f, "extra_resources: expected a mapping of resource: {key: value}");
+  for (const auto& kv : n) {
+    if (!kv.second.IsMap())
+      return Err(kv.second, f, "extra_resources: '" + kv.first.Scalar() + "': expected a mapping of key: value");
+    auto& dst = s->extra_resources[kv.first.Scalar()];
+    for (const auto& e : kv.second) {
+      if (!e.second.IsScalar())
+        return Err(e.second, f, "extra_resources: '" + e.first.Scalar() + "': expected a scalar value");
+      dst[e.first.Scalar()] = e.second.Scalar();
+    }
+  }
+  return Status::OK();
+}
+
+Status ParseDevices(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  s->num_devices_per_node.clear();
+  if (n.IsNull()) return Status::OK();
+  if (!n.IsMap()) return Err(n, f, "num_devices_per_node: expected a mapping of device type: count, e.g. {ipu: 4}");
+  for (const auto& kv : n) {
+    auto r = YamlInt(kv.second, f, "num_devices_per_node: " + kv.first.Scalar());
+    if (!r.ok()) return r.status();
+    if (*r < 0) return Err(kv.second, f, "num_devices_per_node: counts must be >= 0");
+    s->num_devices_per_node[kv.first.Scalar()] = static_cast<int>(*r);
+  }
+  return Status::OK();
+}
+
+Status ParseSourcesDir(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  if (n.IsNull()) {
+    s->sourcesdir = "";
+    return Status::OK();
+  }
+  auto r = YamlString(n, f, "sourcesdir");
+  if (!r.ok()) return r.status();
+  std::string dir = JoinPath(DirName(AbsPath(f)), *r);
+  if (!PathExists(dir)) return Err(n, f, "sourcesdir: folder '" + dir + "' does not exist");
+  s->sourcesdir = AbsPath(dir);
+  return Status::OK();
+}
+
+Status ParseMaxRetries(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  auto r = YamlInt(n, f, "max_retries");
+  if (!r.ok()) return r.status();
+  if (*r < 0) return Err(n, f, "max_retries: expected an integer >= 0");
+  s->max_retries = static_cast<int>(*r);
+  return Status::OK();
+}
+
+Status ParseEnvVarsField(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  auto r = ParseEnvVars(n, f);
+  if (!r.ok()) return r.status();
+  s->env_vars = std::move(r.value());
+  return Status::OK();
+}
+
+Status Ignore(const YAML::Node&, const std::string&, TestSpec*) { return Status::OK(); }
+
+const std::map<std::string, Handler>& Handlers() {
+  static const std::map<std::string, Handler> kHandlers = {
+      {"name", Ignore},
+      {"extends", Ignore},
+      {"abstract", Bool(&TestSpec::abstract, "abstract")},
+      {"descr", String(&TestSpec::descr, "descr")},
+      {"tags", StringList(&TestSpec::tags, "tags")},
+      {"maintainers", StringList(&TestSpec::maintainers, "maintainers")},
+      {"valid_systems", StringList(&TestSpec::valid_systems, "valid_systems")},
+      {"valid_prog_environs", StringList(&TestSpec::valid_prog_environs, "valid_prog_environs")},
+      {"valid_environs", StringList(&TestSpec::valid_prog_environs, "valid_environs")},
+      {"parameters", ParseParameters},
+      {"executable", String(&TestSpec::executable, "executable")},
+      {"executable_opts", StringList(&TestSpec::executable_opts, "executable_opts")},
+      {"env_vars", ParseEnvVarsField},
+      {"prerun_cmds", StringList(&TestSpec::prerun_cmds, "prerun_cmds")},
+      {"postrun_cmds", StringList(&TestSpec::postrun_cmds, "postrun_cmds")},
+      {"sourcesdir", ParseSourcesDir},
+      {"build_system", ParseBuild},
+      {"num_tasks", Count(&TestSpec::num_tasks, "num_tasks", 1)},
+      {"num_tasks_per_node", Count(&TestSpec::num_tasks_per_node, "num_tasks_per_node", 1)},
+      {"num_cpus_per_task", Count(&TestSpec::num_cpus_per_task, "num_cpus_per_task", 1)},
+      {"num_gpus_per_node", Count(&TestSpec::num_gpus_per_node, "num_gpus_per_node", 0)},
+      {"num_devices_per_node", ParseDevices},
+      {"time_limit", ParseTimeLimit},
+      {"exclusive_access", Bool(&TestSpec::exclusive_access, "exclusive_access")},
+      {"exclusive", Bool(&TestSpec::exclusive_access, "exclusive")},
+      {"extra_resources", ParseExtraResources},
+      {"keep_files", StringList(&TestSpec::keep_files, "keep_files")},
+      {"job_options", StringList(&TestSpec::job_options, "job_options")},
+      {"sanity", ParseSanity},
+      {"performance", ParsePerformance},
+      {"reference", ParseReference},
+      {"depends_on", StringList(&TestSpec::depends_on, "depends_on")},
+      {"image", String(&TestSpec::image, "image")},
+      {"max_retries", ParseMaxRetries},
+  };
+  return kHandlers;
+}
+
+}  // namespace
+
+const std::vector<std::string>& TestKeys() {
+  static const std::vector<std::string> kKeys = [] {
+    std::vector<std::string> keys;
+    for (const auto& [k, h] : Handlers()) keys.push_back(k);
+    return keys;
+  }();
+  return kKeys;
+}
+
+Status CheckTestKeys(const YAML::Node& test, const std::string& file) {
+  const auto& h = Handlers();
+  for (const auto& kv : test) {
+    if (!kv.first.IsScalar()) return Err(kv.first, file, "test keys must be plain names");
+    const std::string& key = kv.first.Scalar();
+    if (h.count(key) == 0)
+      return Err(kv.first, file, "unknown key '" + key + "' in test" + DidYouMean(key, TestKeys()));
+  }
+  return Status::OK();
+}
+
+Status ParseTestFields(const FieldMap& fields, TestSpec* spec) {
+  const auto& h = Handlers();
+  for (const auto& [key, fn] : fields) {
+    auto it = h.find(key);
+    if (it == h.end()) continue;  // checked by CheckTestKeys
+    Status st = it->second(fn.value, fn.file, spec);
+    if (!st.ok()) return st;
+    spec->marks[key] = MarkOf(fn.key, fn.file);
+  }
+  if (spec->build.type == "SingleSource" && spec->executable.empty()) {
+    std::string exe = spec->build.executable;
+    if (exe.empty()) {
+      std::string src = spec->build.source;
+      size_t slash = src.find_last_of('/');
+      if (slash != std::string::npos) src = src.substr(slash + 1);
+      size_t dot = src.find_last_of('.');
+      exe = dot == std::string::npos ? src + ".x" : src.substr(0, dot);
+    }
+    spec->executable = "./" + exe;
+  }
+  if (spec->executable.empty() && !spec->abstract) {
+    SourceMark m = spec->mark;
+    return Status::Error(m, "test '" + spec->name + "' has no 'executable' (the program to run)");
+  }
+  return Status::OK();
+}
+
+}  // namespace hb

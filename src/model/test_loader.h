@@ -1,0 +1,45 @@
+// The test-file loader: reads YAML test files into TestSpecs.
+//
+// A file holds one or more tests: one mapping per YAML document (separated
+// by `---`), or a document with a `tests:` list. `extends: BASE` copies
+// every field of test BASE (from any loaded file) and lets the test
+// override some; `abstract: true` marks a test that is only a base.
+//
+// Loading is all-or-nothing: the first problem (bad YAML, an unknown key, a
+// wrong type, a bad duration, an invalid regex, an unknown placeholder, a
+// duplicate name, an unknown base or dependency, a dependency cycle) is
+// returned as one Status naming file:line:column and what was expected,
+// and no spec is returned. The TestSuite owns its specs; pointers to them
+// stay valid for its lifetime. Not thread-safe while loading.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/test_spec.h"
+#include "util/status.h"
+
+namespace hb {
+
+struct TestSuite {
+  std::vector<std::unique_ptr<TestSpec>> specs;  // load order, abstract ones included
+  std::vector<std::string> files;
+
+  const TestSpec* Find(const std::string& name) const;
+};
+
+struct LoadOptions {
+  bool recursive = false;  // -R: descend into sub-folders of folders given
+};
+
+// `paths` are files or folders (a folder contributes its *.yaml / *.yml).
+Result<TestSuite> LoadTests(const std::vector<std::string>& paths, const LoadOptions& opts = {});
+
+// Loads tests from YAML text (for tests and tools); `file` names it in messages.
+Result<TestSuite> LoadTestsFromString(const std::string& text, const std::string& file);
+
+// The keys a test may use (for documentation and "did you mean").
+const std::vector<std::string>& TestKeys();
+
+}  // namespace hb

@@ -1,0 +1,280 @@
+#include "model/test_loader.h"
+
+#include <gtest/gtest.h>
+
+#include "model/expand.h"
+
+namespace hb {
+namespace {
+
+Status LoadError(const std::string& yaml) {
+  auto r = LoadTestsFromString(yaml, "t.yaml");
+  EXPECT_FALSE(r.ok()) << "expected an error for:\n" << yaml;
+  return r.status();
+}
+
+TEST(TestLoader, LoadsAFullTest) {
+  auto r = LoadTestsFromString(R"(
+name: stream
+descr: STREAM triad bandwidth
+tags: [memory, quick]
+maintainers: [me]
+valid_systems: ['*']
+valid_prog_environs: ['builtin']
+parameters:
+  threads: [1, 2]
+build_system: {type: SingleSource, source: stream.c, cflags: ['-O3', '-fopenmp']}
+executable_opts: ['-n', '{threads}']
+env_vars: {OMP_NUM_THREADS: '{threads}'}
+time_limit: 1h30m
+exclusive: true
+num_tasks: 4
+extra_resources: {gpu: {num_gpus_per_node: 2}}
+sanity:
+  - {pattern: 'Solution Validates', in: stdout}
+  - {not_pattern: 'ERROR', in: stderr}
+  - {pattern: 'wrong: (\d+)', group: 1, type: int, eq: 0}
+  - {pattern: 'x', count: {ge: 2}}
+  - {exit_code: [0, 3]}
+performance:
+  triad: {pattern: 'Triad:\s+(\S+)', group: 1, type: float, reduce: max, unit: MB/s}
+reference:
+  'hpcsite:compute': {triad: [200000, -0.05, null, MB/s]}
+  '*': {triad: [1000, -0.9, null]}
+)", "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  ASSERT_EQ(r->specs.size(), 1u);
+  const TestSpec& s = *r->specs[0];
+  EXPECT_EQ(s.name, "stream");
+  EXPECT_EQ(s.executable, "./stream");  // SingleSource default
+  EXPECT_EQ(s.valid_prog_environs, std::vector<std::string>{"builtin"});
+  ASSERT_EQ(s.parameters.size(), 1u);
+  EXPECT_EQ(s.parameters[0].second, (std::vector<std::string>{"1", "2"}));
+  EXPECT_EQ(*s.time_limit_s, 5400);
+  EXPECT_TRUE(s.exclusive_access);
+  EXPECT_EQ(s.num_tasks, 4);
+  EXPECT_EQ(s.extra_resources.at("gpu").at("num_gpus_per_node"), "2");
+  ASSERT_EQ(s.sanity.size(), 5u);
+  EXPECT_EQ(s.sanity[1].kind, SanitySpec::Kind::kNotPattern);
+  EXPECT_EQ(s.sanity[2].value_checks[0].op, "eq");
+  EXPECT_EQ(s.sanity[3].count_checks[0].op, "ge");
+  EXPECT_EQ(s.sanity[4].exit_codes, (std::vector<int>{0, 3}));
+  ASSERT_EQ(s.performance.size(), 1u);
+  EXPECT_EQ(s.performance[0].reduce, "max");
+  ASSERT_EQ(s.reference.size(), 2u);
+  EXPECT_EQ(s.reference[0].second.at("triad").value, 200000);
+  EXPECT_FALSE(s.reference[0].second.at("triad").upper.has_value());
+  EXPECT_EQ(*s.reference[0].second.at("triad").lower, -0.05);
+}
+
+TEST(TestLoader, ValidEnvironsIsAnAlias) {
+  auto r = LoadTestsFromString("name: a\nexecutable: x\nvalid_environs: [gnu]\n", "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(r->specs[0]->valid_prog_environs, std::vector<std::string>{"gnu"});
+}
+
+TEST(TestLoader, ExtendsInheritsAndOverrides) {
+  auto r = LoadTestsFromString(R"(
+name: resnet_base
+abstract: true
+executable: train
+executable_opts: [--epochs, '2']
+tags: [ml]
+---
+name: resnet_gpu
+extends: resnet_base
+num_gpus_per_node: 4
+executable_opts: [--epochs, '4']
+)", "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  const TestSpec* gpu = r->Find("resnet_gpu");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->executable, "train");
+  EXPECT_EQ(gpu->tags, std::vector<std::string>{"ml"});
+  EXPECT_EQ(gpu->executable_opts[1], "4");
+  EXPECT_EQ(gpu->num_gpus_per_node, 4);
+  EXPECT_FALSE(gpu->abstract);
+  EXPECT_TRUE(r->Find("resnet_base")->abstract);
+}
+
+TEST(TestLoader, TestsListForm) {
+  auto r = LoadTestsFromString("tests:\n  - {name: a, executable: x}\n  - {name: b, executable: y}\n", "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(r->specs.size(), 2u);
+}
+
+// ---- Every bad-input case names file:line:column and what was expected.
+
+TEST(TestLoaderErrors, MalformedYaml) {
+  Status st = LoadError("name: a\nexecutable: [x\n");
+  EXPECT_EQ(st.mark().file, "t.yaml");
+  EXPECT_GT(st.mark().line, 0);
+  EXPECT_NE(st.str().find("invalid YAML"), std::string::npos) << st.str();
+}
+
+TEST(TestLoaderErrors, UnknownKeyWithSuggestion) {
+  Status st = LoadError("name: a\nexectuable: x\n");
+  EXPECT_EQ(st.str(), "t.yaml:2:1: unknown key 'exectuable' in test, did you mean 'executable'?");
+}
+
+TEST(TestLoaderErrors, UnknownNestedKey) {
+  Status st = LoadError("name: a\nexecutable: x\nsanity:\n  - {patern: 'x'}\n");
+  EXPECT_EQ(st.str(), "t.yaml:4:6: sanity: unknown key 'patern', did you mean 'pattern'?");
+}
+
+TEST(TestLoaderErrors, WrongType) {
+  Status st = LoadError("name: a\nexecutable: x\nnum_tasks: many\n");
+  EXPECT_EQ(st.str(), "t.yaml:3:12: num_tasks: expected an integer, got a scalar 'many'");
+  st = LoadError("name: a\nexecutable: x\ntags: {a: b}\n");
+  EXPECT_EQ(st.str(), "t.yaml:3:7: tags: expected a list of strings, got a mapping");
+}
+
+TEST(TestLoaderErrors, BadDuration) {
+  Status st = LoadError("name: a\nexecutable: x\ntime_limit: 10x\n");
+  EXPECT_EQ(st.mark().line, 3);
+  EXPECT_EQ(st.mark().column, 13);
+  EXPECT_NE(st.message().find("'10x' is not a duration"), std::string::npos) << st.str();
+}
+
+TEST(TestLoaderErrors, InvalidRegex) {
+  Status st = LoadError("name: a\nexecutable: x\nsanity:\n  - pattern: 'a(b'\n");
+  EXPECT_EQ(st.mark().line, 4);
+  EXPECT_NE(st.message().find("a(b"), std::string::npos) << st.str();
+  st = LoadError("name: a\nexecutable: x\nperformance:\n  v: {pattern: 'x[', unit: s}\n");
+  EXPECT_EQ(st.mark().line, 4);
+}
+
+TEST(TestLoaderErrors, UnknownPlaceholder) {
+  Status st = LoadError("name: a\nexecutable: x\nparameters: {threads: [1]}\nexecutable_opts: ['{thread}']\n");
+  EXPECT_EQ(st.mark().line, 4);
+  EXPECT_NE(st.message().find("unknown placeholder '{thread}', did you mean 'threads'?"), std::string::npos)
+      << st.str();
+}
+
+TEST(TestLoaderErrors, NonPlaceholderBracesAreFine) {
+  auto r = LoadTestsFromString(
+      "name: a\nexecutable: x\nexecutable_opts: ['${HOME}', \"awk '{print $1}'\", '{{literal}}']\n"
+      "sanity:\n  - {pattern: '\\d{3}'}\n",
+      "t.yaml");
+  EXPECT_TRUE(r.ok()) << r.status().str();
+}
+
+TEST(TestLoaderErrors, DuplicateNames) {
+  Status st = LoadError("name: a\nexecutable: x\n---\nname: a\nexecutable: y\n");
+  EXPECT_EQ(st.str(), "t.yaml:4:7: duplicate test name 'a' (first defined at t.yaml:1:7)");
+}
+
+TEST(TestLoaderErrors, ExtendsUnknown) {
+  Status st = LoadError("name: base\nexecutable: x\n---\nname: b\nextends: bsae\n");
+  EXPECT_EQ(st.str(), "t.yaml:5:10: extends: there is no test named 'bsae', did you mean 'base'?");
+}
+
+TEST(TestLoaderErrors, ExtendsCycle) {
+  Status st = LoadError("name: a\nextends: b\nexecutable: x\n---\nname: b\nextends: a\n");
+  EXPECT_NE(st.message().find("extends: cycle a -> b -> a"), std::string::npos) << st.str();
+}
+
+TEST(TestLoaderErrors, DependencyCycle) {
+  Status st = LoadError(
+      "name: a\nexecutable: x\ndepends_on: [b]\n---\nname: b\nexecutable: x\ndepends_on: [c]\n---\n"
+      "name: c\nexecutable: x\ndepends_on: [a]\n");
+  EXPECT_NE(st.message().find("dependency cycle a -> b -> c -> a"), std::string::npos) << st.str();
+  EXPECT_GT(st.mark().line, 0);
+}
+
+TEST(TestLoaderErrors, UnknownDependency) {
+  Status st = LoadError("name: a\nexecutable: x\ndepends_on: [bb]\n---\nname: b\nexecutable: x\n");
+  EXPECT_EQ(st.str(), "t.yaml:3:1: depends_on: there is no test named 'bb', did you mean 'b'?");
+}
+
+TEST(TestLoaderErrors, ReferenceThresholdOutOfRange) {
+  Status st = LoadError("name: a\nexecutable: x\nperformance: {v: {pattern: 'v=(\\d+)'}}\n"
+                        "reference: {'*': {v: [10, 0.5, null]}}\n");
+  EXPECT_EQ(st.mark().line, 4);
+  EXPECT_NE(st.message().find("lower"), std::string::npos) << st.str();
+}
+
+TEST(TestLoaderErrors, ReferenceToUnknownVariable) {
+  Status st = LoadError("name: a\nexecutable: x\nperformance: {triad: {pattern: 'v=(\\d+)'}}\n"
+                        "reference: {'*': {traid: [10, -0.1, null]}}\n");
+  EXPECT_NE(st.message().find("'traid' is not a performance variable"), std::string::npos) << st.str();
+  EXPECT_NE(st.message().find("did you mean 'triad'?"), std::string::npos) << st.str();
+}
+
+TEST(TestLoaderErrors, MissingExecutable) {
+  Status st = LoadError("name: a\n");
+  EXPECT_EQ(st.str(), "t.yaml:1:7: test 'a' has no 'executable' (the program to run)");
+}
+
+// ---- Expansion
+
+TEST(Expand, CartesianProductAndPartitions) {
+  auto r = LoadTestsFromString(R"(
+name: t
+executable: x
+valid_systems: ['sys:cpu', '+gpu']
+valid_prog_environs: ['gnu', '+cuda']
+parameters: {a: [1, 2], b: [x, y, z]}
+)", "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  std::vector<PartitionView> parts = {
+      {"sys", "cpu", {}, {{"gnu", {}}, {"intel", {}}}},
+      {"sys", "gpu", {"gpu"}, {{"gnu", {}}, {"nvhpc", {"cuda"}}}},
+      {"sys", "login", {}, {{"gnu", {}}}},
+  };
+  auto cases = ExpandCases(*r, parts, {});
+  ASSERT_TRUE(cases.ok());
+  // 6 parameter combinations x (cpu: gnu; gpu: gnu, nvhpc)
+  EXPECT_EQ(cases->size(), 18u);
+  EXPECT_EQ((*cases)[0].display_name, "t %a=1 %b=x");
+  EXPECT_EQ((*cases)[0].id, "t%a=1%b=x@sys:cpu+gnu");
+  CaseFilter f;
+  f.names = {"%b=z"};
+  f.environs = {"nvhpc"};
+  cases = ExpandCases(*r, parts, f);
+  ASSERT_TRUE(cases.ok());
+  EXPECT_EQ(cases->size(), 2u);
+}
+
+TEST(Expand, DependenciesArePulledInAndLinked) {
+  auto r = LoadTestsFromString(R"(
+name: build
+executable: x
+---
+name: run
+executable: y
+depends_on: [build]
+parameters: {n: [1, 2]}
+)", "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  std::vector<PartitionView> parts = {{"s", "p", {}, {{"e", {}}}}};
+  CaseFilter f;
+  f.names = {"^run"};
+  auto cases = ExpandCases(*r, parts, f);
+  ASSERT_TRUE(cases.ok());
+  ASSERT_EQ(cases->size(), 3u);
+  EXPECT_EQ((*cases)[0].spec->name, "build");
+  EXPECT_EQ((*cases)[1].deps, std::vector<size_t>{0});
+  EXPECT_EQ((*cases)[2].deps, std::vector<size_t>{0});
+}
+
+TEST(Expand, TagsAndExcludes) {
+  auto r = LoadTestsFromString("name: a\nexecutable: x\ntags: [quick, mem]\n---\nname: b\nexecutable: x\ntags: [slow]\n",
+                               "t.yaml");
+  ASSERT_TRUE(r.ok());
+  std::vector<PartitionView> parts = {{"s", "p", {}, {{"e", {}}}}};
+  CaseFilter f;
+  f.tags = {"quick", "mem"};
+  EXPECT_EQ(ExpandCases(*r, parts, f)->size(), 1u);
+  f = CaseFilter();
+  f.excludes = {"^a$"};
+  auto c = ExpandCases(*r, parts, f);
+  ASSERT_EQ(c->size(), 1u);
+  EXPECT_EQ((*c)[0].spec->name, "b");
+  f = CaseFilter();
+  f.names = {"("};
+  EXPECT_FALSE(ExpandCases(*r, parts, f).ok());
+}
+
+}  // namespace
+}  // namespace hb

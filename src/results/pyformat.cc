@@ -1,0 +1,165 @@
+#include "results/pyformat.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace hb {
+
+namespace {
+
+// Shortest round-trip digits of |v| (no dot) and the decimal exponent of
+// the first digit, from std::to_chars' scientific form "d.ddde+XX".
+void ShortestDigits(double v, std::string* digits, int* exponent) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific);
+  std::string s(buf, res.ptr);
+  size_t e = s.find('e');
+  *exponent = std::atoi(s.c_str() + e + 1);
+  digits->clear();
+  for (size_t i = 0; i < e; ++i) {
+    if (s[i] != '.') *digits += s[i];
+  }
+}
+
+// float_repr_style 'short' (Python/pystrtod.c, mode 'r'): fixed notation
+// when -4 <= exponent < 16, with ".0" added to integral values.
+std::string Fixed(const std::string& d, int exponent) {
+  int decpt = exponent + 1;
+  int n = static_cast<int>(d.size());
+  if (decpt <= 0) return "0." + std::string(-decpt, '0') + d;
+  if (decpt >= n) return d + std::string(decpt - n, '0') + ".0";
+  return d.substr(0, decpt) + "." + d.substr(decpt);
+}
+
+std::string Scientific(const std::string& d, int exponent) {
+  std::string s(1, d[0]);
+  if (d.size() > 1) {
+    s += '.';
+    s.append(d, 1);
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+  return s + buf;
+}
+
+void AppendEscaped(std::string& out, uint32_t cp) {
+  char buf[16];
+  if (cp >= 0x10000) {  // a UTF-16 surrogate pair, as Python writes it
+    cp -= 0x10000;
+    std::snprintf(buf, sizeof buf, "\\u%04x\\u%04x", 0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF));
+  } else {
+    std::snprintf(buf, sizeof buf, "\\u%04x", cp);
+  }
+  out += buf;
+}
+
+}  // namespace
+
+std::string PyFloatRepr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  std::string sign = std::signbit(v) ? "-" : "";
+  if (v == 0) return sign + "0.0";
+  std::string digits;
+  int exponent = 0;
+  ShortestDigits(v, &digits, &exponent);
+  bool fixed = exponent >= -4 && exponent < 16;
+  return sign + (fixed ? Fixed(digits, exponent) : Scientific(digits, exponent));
+}
+
+std::string PyNumber(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    return buf;
+  }
+  return PyFloatRepr(v);
+}
+
+std::string PyJsonFloat(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v < 0 ? "-Infinity" : "Infinity";
+  return PyFloatRepr(v);
+}
+
+std::string PyJsonString(std::string_view s) {
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = DecodeUtf8(s, i);
+    switch (cp) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (cp < 0x20 || cp > 0x7E) AppendEscaped(out, cp);
+        else out += static_cast<char>(cp);
+    }
+  }
+  return out + "\"";
+}
+
+std::string PyJsonObject(const std::vector<std::pair<std::string, std::string>>& items) {
+  std::string out = "{";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ", ";
+    out += PyJsonString(items[i].first) + ": " + PyJsonString(items[i].second);
+  }
+  return out + "}";
+}
+
+std::string PyJsonObject(const std::map<std::string, std::map<std::string, std::string>>& items) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [key, inner] : items) {
+    if (!first) out += ", ";
+    first = false;
+    out += PyJsonString(key) + ": " + PyJsonObject(std::vector<std::pair<std::string, std::string>>(inner.begin(), inner.end()));
+  }
+  return out + "}";
+}
+
+uint32_t DecodeUtf8(std::string_view s, size_t& i) {
+  unsigned char c = s[i];
+  int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+  if (len == 0 || i + len > s.size()) {
+    ++i;
+    return 0xFFFD;
+  }
+  uint32_t cp = len == 1 ? c : c & (0x7F >> len);
+  for (int k = 1; k < len; ++k) {
+    unsigned char cc = s[i + k];
+    if ((cc >> 6) != 2) {
+      ++i;
+      return 0xFFFD;
+    }
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  i += len;
+  return cp;
+}
+
+void AppendUtf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+}  // namespace hb

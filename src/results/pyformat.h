@@ -1,0 +1,37 @@
+// Python's text forms of values, for formats borrowed from ReFrame that
+// must stay byte-compatible (perflog.h): repr() of a float, and
+// json.dumps() of strings and string maps with its defaults
+// (ensure_ascii=True, separators ', ' and ': '). Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace hb {
+
+// repr(float): the shortest text that reads back as v, fixed notation for
+// exponents in [-4, 16), else "1e+16" style; always a '.0' or exponent:
+// 14813.0, 21116.7, 1e-05, inf, nan.
+std::string PyFloatRepr(double v);
+// How Python prints a number the user most likely wrote as an int when it
+// is integral ("0", "-1"), else PyFloatRepr.
+std::string PyNumber(double v);
+// json.dumps(v) of a float: like repr, but NaN, Infinity, -Infinity.
+std::string PyJsonFloat(double v);
+// json.dumps(s): a quoted string, non-ASCII as \uXXXX.
+std::string PyJsonString(std::string_view s);
+// json.dumps of {key: value} in the given order.
+std::string PyJsonObject(const std::vector<std::pair<std::string, std::string>>& items);
+// json.dumps of {key: {key: value}} (sorted keys, as std::map holds them).
+std::string PyJsonObject(const std::map<std::string, std::map<std::string, std::string>>& items);
+
+// UTF-8 helpers the text formats share: decodes the code point at s[i]
+// (U+FFFD for a malformed byte) and advances i; encodes one code point.
+uint32_t DecodeUtf8(std::string_view s, size_t& i);
+void AppendUtf8(std::string& out, uint32_t cp);
+
+}  // namespace hb

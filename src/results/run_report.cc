@@ -1,0 +1,306 @@
+#include "results/run_report.h"
+
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "util/fs.h"
+
+namespace hb {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// ---- writing ----
+
+// JSON has no NaN or infinity: they are written as null.
+Json Number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+Json OptNumber(const std::optional<double>& v) { return v ? Number(*v) : Json(nullptr); }
+
+Json PairsToJson(const std::vector<std::pair<std::string, std::string>>& pairs) {
+  Json o = Json::object();
+  for (const auto& [k, v] : pairs) o[k] = v;
+  return o;
+}
+
+Json ReferenceToJson(const std::optional<Reference>& r) {
+  if (!r) return nullptr;
+  return {{"value", Number(r->value)}, {"lower", OptNumber(r->lower)}, {"upper", OptNumber(r->upper)},
+          {"unit", r->unit}};
+}
+
+Json PerfToJson(const PerfResult& p) {
+  return {{"name", p.name},       {"value", Number(p.value)},
+          {"unit", p.unit},       {"reference", ReferenceToJson(p.reference)},
+          {"verdict", p.verdict}, {"message", p.message}};
+}
+
+Json JobToJson(const CaseResult& c) {
+  return {{"id", c.job_id},
+          {"state", c.job_state},
+          {"exit_code", c.exit_code},
+          {"nodelist", c.nodelist},
+          {"submit_time", Number(c.job_submit_time)},
+          {"completion_time", Number(c.job_completion_time)}};
+}
+
+Json ResourcesToJson(const CaseResult& c) {
+  return {{"num_tasks", c.num_tasks},
+          {"num_tasks_per_node", c.num_tasks_per_node},
+          {"num_cpus_per_task", c.num_cpus_per_task},
+          {"num_gpus_per_node", c.num_gpus_per_node},
+          {"exclusive_access", c.exclusive_access},
+          {"extra_resources", c.extra_resources},
+          {"env_vars", PairsToJson(c.env_vars)},
+          {"modules", c.modules}};
+}
+
+Json CaseToJson(const CaseResult& c) {
+  Json timings = Json::array();
+  for (const auto& t : c.timings) timings.push_back({{"stage", t.stage}, {"seconds", Number(t.seconds)}});
+  Json perf = Json::array();
+  for (const auto& p : c.perf) perf.push_back(PerfToJson(p));
+  return {{"id", c.id},         {"name", c.name},
+          {"display_name", c.display_name}, {"unique_name", c.unique_name},
+          {"descr", c.descr},   {"file", c.file},
+          {"parameters", PairsToJson(c.parameters)},
+          {"tags", c.tags},     {"maintainers", c.maintainers},
+          {"system", c.system}, {"partition", c.partition},
+          {"environ", c.environ},
+          {"result", c.result}, {"fail_stage", c.fail_stage},
+          {"fail_reason", c.fail_reason},
+          {"repetition", c.repetition}, {"attempt", c.attempt},
+          {"start_time", Number(c.start_time)}, {"end_time", Number(c.end_time)},
+          {"timings", timings}, {"job", JobToJson(c)},
+          {"resources", ResourcesToJson(c)},
+          {"stagedir", c.stagedir}, {"outputdir", c.outputdir},
+          {"perf", perf}};
+}
+
+Json SessionToJson(const SessionInfo& s) {
+  return {{"session_id", s.session_id}, {"version", s.version},
+          {"hostname", s.hostname},     {"user", s.user},
+          {"argv", s.argv},             {"system", s.system},
+          {"prefix", s.prefix},         {"config_files", s.config_files},
+          {"start_time", Number(s.start_time)}, {"end_time", Number(s.end_time)},
+          {"exit_code", s.exit_code}};
+}
+
+Json Summary(const std::vector<CaseResult>& cases) {
+  int passed = 0, failed = 0, skipped = 0, cancelled = 0;
+  for (const auto& c : cases) {
+    passed += c.result == "pass";
+    failed += c.result == "fail";
+    skipped += c.result == "skip";
+    cancelled += c.result == "cancelled";
+  }
+  return {{"total", cases.size()}, {"passed", passed}, {"failed", failed},
+          {"skipped", skipped},    {"cancelled", cancelled}};
+}
+
+// ---- reading: missing or null fields keep their defaults; a field of the
+// wrong type throws nlohmann::json::type_error, caught in ParseRunReport ----
+
+template <typename T>
+void Read(const Json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) out = it->get<T>();
+}
+
+// Numbers: null stands for a NaN or infinity that was written.
+void ReadNumber(const Json& j, const char* key, double& out, double if_null) {
+  auto it = j.find(key);
+  if (it == j.end()) return;
+  out = it->is_null() ? if_null : it->get<double>();
+}
+
+void ReadOptNumber(const Json& j, const char* key, std::optional<double>& out) {
+  auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) out = it->get<double>();
+}
+
+void ReadPairs(const Json& j, const char* key, std::vector<std::pair<std::string, std::string>>& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  for (const auto& [k, v] : it->items()) out.emplace_back(k, v.get<std::string>());
+}
+
+std::optional<Reference> ReferenceFromJson(const Json& j) {
+  if (j.is_null()) return std::nullopt;
+  Reference r;
+  ReadNumber(j, "value", r.value, std::nan(""));
+  ReadOptNumber(j, "lower", r.lower);
+  ReadOptNumber(j, "upper", r.upper);
+  Read(j, "unit", r.unit);
+  return r;
+}
+
+PerfResult PerfFromJson(const Json& j) {
+  PerfResult p;
+  Read(j, "name", p.name);
+  ReadNumber(j, "value", p.value, std::nan(""));
+  Read(j, "unit", p.unit);
+  if (j.contains("reference")) p.reference = ReferenceFromJson(j.at("reference"));
+  Read(j, "verdict", p.verdict);
+  Read(j, "message", p.message);
+  return p;
+}
+
+void JobFromJson(const Json& j, CaseResult& c) {
+  Read(j, "id", c.job_id);
+  Read(j, "state", c.job_state);
+  Read(j, "exit_code", c.exit_code);
+  Read(j, "nodelist", c.nodelist);
+  ReadNumber(j, "submit_time", c.job_submit_time, 0);
+  ReadNumber(j, "completion_time", c.job_completion_time, 0);
+}
+
+void ResourcesFromJson(const Json& j, CaseResult& c) {
+  Read(j, "num_tasks", c.num_tasks);
+  Read(j, "num_tasks_per_node", c.num_tasks_per_node);
+  Read(j, "num_cpus_per_task", c.num_cpus_per_task);
+  Read(j, "num_gpus_per_node", c.num_gpus_per_node);
+  Read(j, "exclusive_access", c.exclusive_access);
+  Read(j, "extra_resources", c.extra_resources);
+  ReadPairs(j, "env_vars", c.env_vars);
+  Read(j, "modules", c.modules);
+}
+
+void IdentityFromJson(const Json& j, CaseResult& c) {
+  Read(j, "id", c.id);
+  Read(j, "name", c.name);
+  Read(j, "display_name", c.display_name);
+  Read(j, "unique_name", c.unique_name);
+  Read(j, "descr", c.descr);
+  Read(j, "file", c.file);
+  ReadPairs(j, "parameters", c.parameters);
+  Read(j, "tags", c.tags);
+  Read(j, "maintainers", c.maintainers);
+  Read(j, "system", c.system);
+  Read(j, "partition", c.partition);
+  Read(j, "environ", c.environ);
+}
+
+CaseResult CaseFromJson(const Json& j) {
+  CaseResult c;
+  IdentityFromJson(j, c);
+  Read(j, "result", c.result);
+  Read(j, "fail_stage", c.fail_stage);
+  Read(j, "fail_reason", c.fail_reason);
+  Read(j, "repetition", c.repetition);
+  Read(j, "attempt", c.attempt);
+  ReadNumber(j, "start_time", c.start_time, 0);
+  ReadNumber(j, "end_time", c.end_time, 0);
+  for (const auto& t : j.value("timings", Json::array())) {
+    StageTiming st;
+    Read(t, "stage", st.stage);
+    ReadNumber(t, "seconds", st.seconds, 0);
+    c.timings.push_back(st);
+  }
+  if (j.contains("job")) JobFromJson(j.at("job"), c);
+  if (j.contains("resources")) ResourcesFromJson(j.at("resources"), c);
+  Read(j, "stagedir", c.stagedir);
+  Read(j, "outputdir", c.outputdir);
+  for (const auto& p : j.value("perf", Json::array())) c.perf.push_back(PerfFromJson(p));
+  return c;
+}
+
+SessionInfo SessionFromJson(const Json& j) {
+  SessionInfo s;
+  Read(j, "session_id", s.session_id);
+  Read(j, "version", s.version);
+  Read(j, "hostname", s.hostname);
+  Read(j, "user", s.user);
+  Read(j, "argv", s.argv);
+  Read(j, "system", s.system);
+  Read(j, "prefix", s.prefix);
+  Read(j, "config_files", s.config_files);
+  ReadNumber(j, "start_time", s.start_time, 0);
+  ReadNumber(j, "end_time", s.end_time, 0);
+  Read(j, "exit_code", s.exit_code);
+  return s;
+}
+
+// nlohmann's messages start with "[json.exception.type_error.302] ".
+std::string Plain(const std::exception& e) {
+  std::string m = e.what();
+  size_t close = m.find("] ");
+  return m.rfind("[json.exception", 0) == 0 && close != std::string::npos ? m.substr(close + 2) : m;
+}
+
+// Checks the "schema" and "schema_version" fields.
+Status CheckSchema(const Json& doc, const std::string& name) {
+  if (!doc.is_object()) return Status::Error(name + ": not a hetbench run report (not a JSON object)");
+  auto schema = doc.find("schema");
+  if (schema == doc.end() || !schema->is_string()) {
+    return Status::Error(name + ": not a hetbench run report (no \"schema\" field)");
+  }
+  if (*schema != kRunReportSchema) {
+    return Status::Error(name + ": not a hetbench run report (schema is '" + schema->get<std::string>() + "')");
+  }
+  auto version = doc.find("schema_version");
+  if (version == doc.end() || !version->is_number_integer()) {
+    return Status::Error(name + ": schema_version is missing or not an integer");
+  }
+  int v = version->get<int>();
+  std::string ours = std::to_string(kRunReportSchemaVersion);
+  if (v > kRunReportSchemaVersion) {
+    return Status::Error(name + ": schema_version " + std::to_string(v) + " is newer than this hetbench reads (" +
+                         ours + "); upgrade hetbench");
+  }
+  if (v < 1) return Status::Error(name + ": schema_version " + std::to_string(v) + " is not a valid version");
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string RunReportToJson(const SessionInfo& session, const std::vector<CaseResult>& cases) {
+  Json cs = Json::array();
+  for (const auto& c : cases) cs.push_back(CaseToJson(c));
+  Json doc = {{"schema", kRunReportSchema},
+              {"schema_version", kRunReportSchemaVersion},
+              {"session", SessionToJson(session)},
+              {"cases", cs},
+              {"summary", Summary(cases)}};
+  return doc.dump(2) + "\n";
+}
+
+Status WriteRunReport(const std::string& path, const SessionInfo& session,
+                      const std::vector<CaseResult>& cases) {
+  return WriteFileAtomic(path, RunReportToJson(session, cases));
+}
+
+Result<LoadedReport> ParseRunReport(const std::string& text, const std::string& name) {
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    return Status::Error(name + ": not valid JSON: " + Plain(e));
+  }
+  Status st = CheckSchema(doc, name);
+  if (!st.ok()) return st;
+  LoadedReport report;
+  report.schema_version = doc.at("schema_version").get<int>();
+  std::string where = "session";
+  try {
+    if (doc.contains("session")) report.session = SessionFromJson(doc.at("session"));
+    const Json cases = doc.value("cases", Json::array());
+    for (size_t i = 0; i < cases.size(); ++i) {
+      where = "cases[" + std::to_string(i) + "]";
+      report.cases.push_back(CaseFromJson(cases.at(i)));
+    }
+  } catch (const Json::exception& e) {
+    return Status::Error(name + ": " + where + ": " + Plain(e));
+  }
+  return report;
+}
+
+Result<LoadedReport> ReadRunReport(const std::string& path) {
+  Result<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseRunReport(*text, path);
+}
+
+}  // namespace hb

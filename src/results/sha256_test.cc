@@ -1,0 +1,16 @@
+#include "results/sha256.h"
+
+#include <gtest/gtest.h>
+
+namespace hb {
+namespace {
+
+TEST(Sha256, KnownDigests) {
+  // Values from Python's hashlib.sha256(...).hexdigest().
+  EXPECT_EQ(Sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(Sha256Hex(std::string(1000, 'a')), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+}
+
+}  // namespace
+}  // namespace hb

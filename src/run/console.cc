@@ -1,0 +1,164 @@
+#include "run/console.h"
+
+#include <algorithm>
+
+#include "util/strings.h"
+
+namespace hb {
+
+namespace {
+const char* kGreen = "\033[32m";
+const char* kRed = "\033[31m";
+const char* kYellow = "\033[33m";
+const char* kBold = "\033[1m";
+}  // namespace
+
+Console::Console(FILE* out, bool tty) : out_(out), tty_(tty) {}
+
+std::string Console::Paint(const std::string& text, const char* colour) const {
+  if (!tty_) return text;
+  return std::string(colour) + text + "\033[0m";
+}
+
+std::string Console::Label(const CaseResult& r) {
+  return r.display_name + " @" + r.system + ":" + r.partition + "+" + r.environ;
+}
+
+void Console::ClearStatus() {
+  if (tty_) std::fputs("\r\033[K", out_);
+}
+
+void Console::DrawStatus() {
+  if (!tty_) {
+    std::fflush(out_);  // line by line when piped, so logs follow progress
+    return;
+  }
+  std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " +
+                     std::to_string(running_) + " running";
+  if (!last_started_.empty() && running_ > 0) line += ": " + last_started_;
+  if (line.size() > 100) line = line.substr(0, 97) + "...";
+  std::fputs(line.c_str(), out_);
+  std::fflush(out_);
+}
+
+void Console::SessionStart(const std::string& banner, size_t total) {
+  total_ = total;
+  std::fprintf(out_, "%s\n", banner.c_str());
+  std::fprintf(out_, "%s Running %zu test case(s)\n", Paint("[==========]", kBold).c_str(), total);
+  std::fflush(out_);
+}
+
+void Console::CaseStart(const std::string& label) {
+  ClearStatus();
+  ++running_;
+  last_started_ = label;
+  std::fprintf(out_, "[ RUN      ] %s\n", label.c_str());
+  DrawStatus();
+}
+
+void Console::CaseRetry(const std::string& label, int attempt, const std::string& why) {
+  ClearStatus();
+  std::fprintf(out_, "%s %s: %s (retry %d)\n", Paint("[   RETRY  ]", kYellow).c_str(), label.c_str(), why.c_str(),
+               attempt);
+  DrawStatus();
+}
+
+void Console::Note(const std::string& line) {
+  ClearStatus();
+  std::fprintf(out_, "%s\n", line.c_str());
+  DrawStatus();
+}
+
+void Console::CaseEnd(const CaseResult& r, size_t done, size_t total, bool started) {
+  ClearStatus();
+  done_ = done;
+  if (started && running_ > 0) --running_;
+  char counter[64];
+  std::snprintf(counter, sizeof counter, "(%*zu/%zu)", static_cast<int>(std::to_string(total).size()), done, total);
+  double secs = r.end_time > r.start_time ? r.end_time - r.start_time : 0;
+  std::string label = Label(r);
+  if (r.result == "pass") {
+    std::fprintf(out_, "%s %s %s [%.2fs]\n", Paint("[       OK ]", kGreen).c_str(), counter, label.c_str(), secs);
+  } else if (r.result == "skip") {
+    std::fprintf(out_, "%s %s %s: %s\n", Paint("[     SKIP ]", kYellow).c_str(), counter, label.c_str(),
+                 r.fail_reason.c_str());
+  } else if (r.result == "cancelled") {
+    std::fprintf(out_, "%s %s %s: %s\n", Paint("[ CANCELLED]", kYellow).c_str(), counter, label.c_str(),
+                 r.fail_reason.c_str());
+  } else {
+    std::fprintf(out_, "%s %s %s: %s: %s\n", Paint("[     FAIL ]", kRed).c_str(), counter, label.c_str(),
+                 r.fail_stage.c_str(), r.fail_reason.c_str());
+  }
+  DrawStatus();
+}
+
+std::string PerformanceTable(const std::vector<CaseResult>& results) {
+  std::vector<std::vector<std::string>> rows = {
+      {"case", "variable", "value", "unit", "reference", "lower", "upper", "verdict"}};
+  for (const auto& r : results) {
+    for (const auto& p : r.perf) {
+      std::vector<std::string> row = {Console::Label(r), p.name, FormatNumber(p.value), p.unit};
+      if (p.reference) {
+        const Reference& ref = *p.reference;
+        auto pct = [](const std::optional<double>& t) {
+          if (!t) return std::string("-");
+          return (*t >= 0 ? "+" : "") + FormatNumber(*t * 100, 6) + "%";
+        };
+        row.push_back(FormatNumber(ref.value));
+        row.push_back(pct(ref.lower));
+        row.push_back(pct(ref.upper));
+      } else {
+        row.insert(row.end(), {"-", "-", "-"});
+      }
+      row.push_back(p.verdict);
+      rows.push_back(std::move(row));
+    }
+  }
+  if (rows.size() == 1) return "";
+  std::vector<size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  std::string out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::string line;
+    for (size_t i = 0; i < rows[r].size(); ++i) {
+      bool numeric = i == 2 || i == 4 || i == 5 || i == 6;
+      std::string cell = rows[r][i];
+      std::string pad(width[i] - cell.size(), ' ');
+      line += numeric && r > 0 ? pad + cell : cell + pad;
+      if (i + 1 < rows[r].size()) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+void Console::Summary(const std::vector<CaseResult>& results, bool interrupted) {
+  ClearStatus();
+  size_t passed = 0, failed = 0, skipped = 0, cancelled = 0;
+  for (const auto& r : results) {
+    if (r.result == "pass") ++passed;
+    else if (r.result == "skip") ++skipped;
+    else if (r.result == "cancelled") ++cancelled;
+    else ++failed;
+  }
+  if (failed > 0) {
+    std::fprintf(out_, "\n%s\n", Paint("FAILURES", kRed).c_str());
+    for (const auto& r : results) {
+      if (r.result != "fail") continue;
+      std::fprintf(out_, "  * %s\n      %s: %s\n", Label(r).c_str(), r.fail_stage.c_str(), r.fail_reason.c_str());
+      if (!r.outputdir.empty()) std::fprintf(out_, "      output: %s\n", r.outputdir.c_str());
+      if (!r.stagedir.empty()) std::fprintf(out_, "      stage:  %s\n", r.stagedir.c_str());
+    }
+  }
+  std::string table = PerformanceTable(results);
+  if (!table.empty()) std::fprintf(out_, "\n%s\n%s", Paint("PERFORMANCE", kBold).c_str(), table.c_str());
+  const char* tag = failed || interrupted ? "[  FAILED  ]" : "[  PASSED  ]";
+  std::fprintf(out_, "\n%s %zu passed, %zu failed, %zu skipped, %zu cancelled (%zu case(s))%s\n",
+               Paint(tag, failed || interrupted ? kRed : kGreen).c_str(), passed, failed, skipped, cancelled,
+               results.size(), interrupted ? " - interrupted" : "");
+  std::fflush(out_);
+}
+
+}  // namespace hb

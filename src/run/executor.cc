@@ -1,0 +1,682 @@
+#include "run/executor.h"
+
+#include <glob.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "build/build_system.h"
+#include "check/performance.h"
+#include "check/reference.h"
+#include "check/sanity.h"
+#include "launch/launcher.h"
+#include "model/placeholder.h"
+#include "run/script.h"
+#include "sched/local_scheduler.h"
+#include "sched/scheduler_factory.h"
+#include "util/fs.h"
+#include "util/signals.h"
+#include "util/strings.h"
+
+namespace hb {
+
+namespace {
+
+double Now() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// File names inside a stage directory (ReFrame uses rfm_job.sh etc.).
+constexpr const char* kJobScript = "hb_job.sh";
+constexpr const char* kJobOut = "hb_job.out";
+constexpr const char* kJobErr = "hb_job.err";
+constexpr const char* kBuildScript = "hb_build.sh";
+constexpr const char* kBuildOut = "hb_build.out";
+constexpr const char* kBuildErr = "hb_build.err";
+
+// A folder name for a case: the test name and parameter values, made safe.
+std::string CaseDirName(const TestCase& c) {
+  std::string name = c.spec->name;
+  bool changed = false;
+  for (const auto& [k, v] : c.params) {
+    std::string safe;
+    for (char ch : v) {
+      bool ok = std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.' || ch == '_';
+      safe += ok ? ch : '_';
+      changed |= !ok;
+    }
+    name += "_" + k + "_" + safe;
+  }
+  if (changed || name.size() > 120) {
+    size_t h = std::hash<std::string>{}(c.id);
+    char buf[20];
+    std::snprintf(buf, sizeof buf, "_%08zx", h & 0xffffffffu);
+    name = name.substr(0, 100) + buf;
+  }
+  return name;
+}
+
+// The last non-empty line of a file, for failure messages.
+std::string LastLine(const std::string& path) {
+  auto content = ReadFile(path);
+  if (!content.ok()) return "";
+  auto lines = Split(*content, '\n');
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    std::string t = Trim(*it);
+    if (!t.empty()) return t.size() > 200 ? t.substr(0, 200) + "..." : t;
+  }
+  return "";
+}
+
+int NumCpus() {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+}  // namespace
+
+// One run of one case (one repetition; retries reuse the Task).
+struct Executor::Task {
+  const TestCase* tc = nullptr;
+  size_t case_index = 0;
+  int rep = 0;
+  int attempt = 0;
+  enum class Phase { kPending, kBuilding, kRunning, kDone } phase = Phase::kPending;
+  const Partition* part = nullptr;
+  const Environment* env = nullptr;
+  Scheduler* sched = nullptr;  // of the job in flight
+  Job job;
+  bool local_slot = false;     // counts against max_local_jobs while in flight
+  std::string stagedir, outputdir;
+  std::vector<Task*> deps;     // tasks this one waits for
+  int dependents_left = 0;     // tasks still to run that may read our stage dir
+  bool remove_stage_when_free = false;
+  double stage_started = 0;
+  CaseResult result;
+};
+
+Executor::Executor(const Session& session, const ExecOptions& opts, Console* console)
+    : session_(session), opts_(opts), console_(console) {
+  if (opts_.max_local_jobs <= 0) opts_.max_local_jobs = NumCpus();
+  if (opts_.repeat < 1) opts_.repeat = 1;
+  MakeTasks();
+}
+
+Executor::~Executor() = default;
+
+std::string Executor::StageDir(const TestCase& c, int rep) const {
+  std::string d = JoinPath(session_.prefix, "stage/" + session_.id + "/" + c.system + "/" + c.partition + "/" +
+                                                c.environ + "/" + CaseDirName(c));
+  return opts_.repeat > 1 ? d + "/rep" + std::to_string(rep) : d;
+}
+
+std::string Executor::OutputDir(const TestCase& c, int rep) const {
+  std::string d = JoinPath(session_.prefix, "output/" + session_.id + "/" + c.system + "/" + c.partition + "/" +
+                                                c.environ + "/" + CaseDirName(c));
+  return opts_.repeat > 1 ? d + "/rep" + std::to_string(rep) : d;
+}
+
+void Executor::MakeTasks() {
+  const auto& cases = session_.cases;
+  // Repetition-major order: every case once, then every case again.
+  for (int rep = 0; rep < opts_.repeat; ++rep) {
+    size_t base = tasks_.size();
+    for (size_t i = 0; i < cases.size(); ++i) {
+      auto t = std::make_unique<Task>();
+      t->tc = &cases[i];
+      t->case_index = i;
+      t->rep = rep;
+      t->part = &session_.partition(cases[i].partition);
+      t->env = session_.environment(cases[i]);
+      t->stagedir = StageDir(cases[i], rep);
+      t->outputdir = OutputDir(cases[i], rep);
+      for (size_t d : cases[i].deps) t->deps.push_back(tasks_[base + d].get());
+      tasks_.push_back(std::move(t));
+    }
+    for (size_t i = base; i < tasks_.size(); ++i)
+      for (Task* d : tasks_[i]->deps) ++d->dependents_left;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The main loop.
+std::vector<CaseResult> Executor::Run() {
+  EventWaiter waiter;
+  while (true) {
+    // 1. Start as many cases as the limits allow (and settle skipped ones).
+    if (!interrupted_ && !aborted_) StartReadyTasks();
+    // 2. Nothing in flight: everything has been started and finished.
+    if (in_flight_.empty()) break;
+    // 3. Wait for a child to exit, a signal, or the next poll/deadline.
+    EventWaiter::Events ev = waiter.Wait(NextTimeout());
+    if (ev.interrupt) Interrupt(ev.interrupt);
+    // 4. Bring job states up to date; move finished jobs' cases on.
+    PollAll();
+  }
+  if (interrupted_ || aborted_)
+    CancelPending(interrupted_ ? "interrupted before it started" : "not run: --maxfail reached");
+  for (auto& [name, s] : schedulers_) s->Shutdown();
+
+  std::vector<CaseResult> results;
+  results.reserve(tasks_.size());
+  for (auto& t : tasks_) results.push_back(t->result);
+  return results;
+}
+
+double Executor::NextTimeout() const {
+  double t = std::numeric_limits<double>::infinity();
+  for (const auto& [name, s] : schedulers_) t = std::min(t, s->NextPollDelay());
+  return t;
+}
+
+void Executor::PollAll() {
+  std::map<Scheduler*, std::vector<Job*>> by_sched;
+  for (Task* t : in_flight_) by_sched[t->sched].push_back(&t->job);
+  for (auto& [s, jobs] : by_sched) s->Poll(jobs);
+  // Move on every task whose job ended. OnJobDone may submit a new job
+  // (build -> run), which keeps the task in flight.
+  std::vector<Task*> ended;
+  for (Task* t : in_flight_)
+    if (t->job.state.terminal()) ended.push_back(t);
+  for (Task* t : ended) OnJobDone(t);
+}
+
+void Executor::Interrupt(int signo) {
+  if (interrupted_) {
+    // A second interrupt: stop waiting for jobs to end gracefully.
+    for (auto& [name, s] : schedulers_) s->Shutdown();
+    return;
+  }
+  interrupted_ = signo;
+  console_->Note("hetbench: interrupted (signal " + std::to_string(signo) + "); cancelling " +
+                 std::to_string(in_flight_.size()) + " running job(s)");
+  for (Task* t : in_flight_) t->sched->Cancel(&t->job);
+}
+
+void Executor::CancelPending(const std::string& why) {
+  for (auto& t : tasks_) {
+    if (t->phase != Task::Phase::kPending) continue;
+    t->result.start_time = t->result.end_time = Now();
+    Finish(t.get(), "cancelled", "", why);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Starting cases.
+
+void Executor::FillIdentity(const Task& t, CaseResult* r) {
+  const TestCase& c = *t.tc;
+  r->id = c.id;
+  r->name = c.spec->name;
+  r->display_name = c.display_name;
+  r->descr = c.spec->descr;
+  r->file = c.spec->file;
+  r->parameters = c.params;
+  r->tags = c.spec->tags;
+  r->maintainers = c.spec->maintainers;
+  r->system = c.system;
+  r->partition = c.partition;
+  r->environ = c.environ;
+  r->repetition = t.rep;
+  const TestSpec& s = *c.spec;
+  r->env_vars = s.env_vars;
+  r->extra_resources = s.extra_resources;
+  r->exclusive_access = s.exclusive_access;
+  r->num_tasks = s.num_tasks;
+  r->num_tasks_per_node = s.num_tasks_per_node;
+  r->num_cpus_per_task = s.num_cpus_per_task;
+  r->num_gpus_per_node = s.num_gpus_per_node;
+}
+
+bool Executor::DepsDone(const Task& t, std::string* failed_dep) const {
+  for (const Task* d : t.deps) {
+    if (d->phase != Task::Phase::kDone) return false;
+    if (d->result.result != "pass" && failed_dep->empty()) *failed_dep = d->tc->display_name;
+  }
+  return true;
+}
+
+bool Executor::CanStart(const Task& t) const {
+  if (opts_.serial) return in_flight_.empty();
+  auto it = partition_load_.find(t.tc->system + ":" + t.tc->partition);
+  int load = it == partition_load_.end() ? 0 : it->second;
+  if (load >= std::max(1, t.part->max_jobs)) return false;
+  bool local = t.part->scheduler == "local" || !t.tc->spec->build.type.empty();
+  return !local || local_load_ < opts_.max_local_jobs;
+}
+
+void Executor::StartReadyTasks() {
+  for (auto& tp : tasks_) {
+    Task* t = tp.get();
+    if (t->phase != Task::Phase::kPending) continue;
+    if (aborted_ || interrupted_) return;
+    std::string failed_dep;
+    if (!DepsDone(*t, &failed_dep)) continue;
+    if (!t->tc->missing_deps.empty()) {
+      t->result.start_time = t->result.end_time = Now();
+      Finish(t, "skip", "setup",
+             "dependency '" + t->tc->missing_deps[0] + "' has no case on " + t->tc->system + ":" +
+                 t->tc->partition + "+" + t->tc->environ);
+      continue;
+    }
+    if (!failed_dep.empty()) {
+      t->result.start_time = t->result.end_time = Now();
+      Finish(t, "skip", "setup", "dependency '" + failed_dep + "' did not pass");
+      continue;
+    }
+    if (!CanStart(*t)) {
+      if (opts_.serial) return;
+      continue;
+    }
+    Start(t);
+  }
+}
+
+void Executor::Start(Task* t) {
+  CaseResult& r = t->result;
+  const TestCase& c = *t->tc;
+  const TestSpec& s = *c.spec;
+  r = CaseResult();
+  FillIdentity(*t, &r);
+  r.attempt = t->attempt;
+  r.stagedir = t->stagedir;
+  r.outputdir = t->outputdir;
+  r.start_time = Now();
+  if (t->attempt == 0) console_->CaseStart(Console::Label(r));
+
+  t->stage_started = r.start_time;
+  Status st = Setup(t);
+  r.timings.push_back({"setup", Now() - t->stage_started});
+  if (!st.ok()) {
+    Finish(t, "fail", "setup", st.message());
+    return;
+  }
+  t->stage_started = Now();
+  st = s.build.type.empty() ? SubmitRun(t) : SubmitBuild(t);
+  if (!st.ok()) {
+    Finish(t, "fail", s.build.type.empty() ? "run" : "build", st.message());
+    return;
+  }
+  if (opts_.dry_run) return;  // SubmitRun finished the task
+  in_flight_.push_back(t);
+  ++partition_load_[c.system + ":" + c.partition];
+}
+
+Status Executor::Setup(Task* t) {
+  Status st = RemoveTree(t->stagedir);
+  if (st.ok()) st = MakeDirs(t->stagedir);
+  if (st.ok()) st = MakeDirs(t->outputdir);
+  if (!st.ok()) return st;
+  if (!t->env) return Status::Error("environment '" + t->tc->environ + "' is not defined for " + t->tc->system);
+  const std::string& src = t->tc->spec->sourcesdir;
+  if (!src.empty()) {
+    st = CopyTree(src, t->stagedir);
+    if (!st.ok()) return st;
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// Placeholders and scripts.
+
+std::optional<std::string> Executor::Lookup(const Task& t, const std::string& name) const {
+  const TestCase& c = *t.tc;
+  const TestSpec& s = *c.spec;
+  if (const std::string* v = c.Param(name)) return *v;
+  if (name == "name") return s.name;
+  if (name == "display_name") return c.display_name;
+  if (name == "stagedir") return t.stagedir;
+  if (name == "outputdir") return t.outputdir;
+  if (name == "sourcesdir") return s.sourcesdir;
+  if (name == "num_tasks") return std::to_string(s.num_tasks);
+  if (name == "num_tasks_per_node") return std::to_string(s.num_tasks_per_node ? s.num_tasks_per_node : s.num_tasks);
+  if (name == "num_cpus_per_task") return std::to_string(s.num_cpus_per_task ? s.num_cpus_per_task : 1);
+  if (name == "num_gpus_per_node") return std::to_string(s.num_gpus_per_node);
+  if (name == "system") return c.system;
+  if (name == "partition") return c.partition;
+  if (name == "environ") return c.environ;
+  if (name == "executable") return s.executable;
+  if (name == "prefix") return session_.prefix;
+  if (name == "session") return session_.id;
+  if (name == "repetition") return std::to_string(t.rep);
+  if (StartsWith(name, "deps.")) {
+    auto parts = Split(name, '.');
+    if (parts.size() != 3) return std::nullopt;
+    for (const Task* d : t.deps) {
+      if (d->tc->spec->name != parts[1]) continue;
+      if (parts[2] == "stagedir") return d->stagedir;
+      if (parts[2] == "outputdir") return d->outputdir;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string Executor::Expand(const Task& t, const std::string& text, bool quote) const {
+  return ExpandPlaceholders(text, [&](const std::string& n) { return Lookup(t, n); }, quote);
+}
+
+Scheduler* Executor::SchedulerFor(const std::string& name, std::string* err) {
+  auto it = schedulers_.find(name);
+  if (it != schedulers_.end()) return it->second.get();
+  std::unique_ptr<Scheduler> s;
+  if (name == "local") {
+    s = std::make_unique<LocalScheduler>(LocalScheduler::Options{opts_.kill_grace_s});
+  } else {
+    auto made = MakeScheduler(name);
+    if (!made.ok()) {
+      *err = made.status().message();
+      return nullptr;
+    }
+    s = std::move(made.value());
+  }
+  Scheduler* raw = s.get();
+  schedulers_[name] = std::move(s);
+  return raw;
+}
+
+namespace {
+std::vector<std::pair<std::string, std::string>> ConfigEnv(const System& sys, const Partition& p,
+                                                           const Environment* e) {
+  std::vector<std::pair<std::string, std::string>> env = sys.env_vars;
+  env.insert(env.end(), p.env_vars.begin(), p.env_vars.end());
+  if (e) env.insert(env.end(), e->env_vars.begin(), e->env_vars.end());
+  return env;
+}
+}  // namespace
+
+Status Executor::SubmitBuild(Task* t) {
+  const TestSpec& s = *t->tc->spec;
+  BuildSpec b = s.build;
+  auto expand_all = [&](std::vector<std::string>* v) {
+    for (auto& x : *v) x = Expand(*t, x, true);
+  };
+  for (auto* v : {&b.cppflags, &b.cflags, &b.cxxflags, &b.fflags, &b.ldflags, &b.options, &b.targets, &b.commands})
+    expand_all(v);
+  b.source = Expand(*t, b.source, false);
+  b.executable = Expand(*t, b.executable, false);
+  b.srcdir = Expand(*t, b.srcdir, false);
+  auto cmds = BuildCommands(b, *t->env);
+  if (!cmds.ok()) return cmds.status();
+
+  auto env = ConfigEnv(session_.system(), *t->part, t->env);
+  std::vector<std::string> prepare = t->part->prepare_cmds;
+  if (t->env) prepare.insert(prepare.end(), t->env->prepare_cmds.begin(), t->env->prepare_cmds.end());
+  std::string script = BuildScript(t->stagedir, env, prepare, *cmds);
+  std::string path = JoinPath(t->stagedir, kBuildScript);
+  Status st = WriteFile(path, script);
+  if (!st.ok()) return st;
+  if (opts_.dry_run) return SubmitRun(t);
+
+  std::string err;
+  Scheduler* local = SchedulerFor("local", &err);
+  if (!local) return Status::Error(err);
+  t->job = Job();
+  t->job.name = "hb_build_" + s.name;
+  t->job.workdir = t->stagedir;
+  t->job.script_path = path;
+  t->job.stdout_path = JoinPath(t->stagedir, kBuildOut);
+  t->job.stderr_path = JoinPath(t->stagedir, kBuildErr);
+  t->job.time_limit_s = 0;
+  st = local->Submit(&t->job);
+  if (!st.ok()) return st;
+  t->sched = local;
+  t->phase = Task::Phase::kBuilding;
+  if (!t->local_slot) {
+    t->local_slot = true;
+    ++local_load_;
+  }
+  return Status::OK();
+}
+
+Status Executor::SubmitRun(Task* t) {
+  const TestCase& c = *t->tc;
+  const TestSpec& s = *c.spec;
+  std::string err;
+  Scheduler* sched = SchedulerFor(t->part->scheduler, &err);
+  if (!sched) return Status::Error(err);
+  auto launcher = MakeLauncher(t->part->launcher);
+  if (!launcher.ok()) return launcher.status();
+
+  Job job;
+  job.name = "hb_" + s.name;
+  job.workdir = t->stagedir;
+  job.script_path = JoinPath(t->stagedir, kJobScript);
+  job.stdout_path = JoinPath(t->stagedir, kJobOut);
+  job.stderr_path = JoinPath(t->stagedir, kJobErr);
+  job.time_limit_s = s.time_limit_s ? *s.time_limit_s : t->part->time_limit_s;
+  job.num_tasks = s.num_tasks;
+  job.num_tasks_per_node = s.num_tasks_per_node;
+  job.num_cpus_per_task = s.num_cpus_per_task;
+  job.num_gpus_per_node = s.num_gpus_per_node;
+  job.exclusive = s.exclusive_access;
+  for (const auto& a : t->part->access) job.options.push_back(a);
+  for (const auto& o : s.job_options) job.options.push_back(Expand(*t, o, false));
+  for (const auto& o : opts_.job_options) job.options.push_back(o);
+
+  ScriptParts p;
+  p.directives = sched->Directives(job);
+  p.workdir = t->stagedir;
+  p.env = ConfigEnv(session_.system(), *t->part, t->env);
+  for (const auto& [k, v] : s.env_vars) p.env.emplace_back(k, Expand(*t, v, true));
+  p.prepare_cmds = t->part->prepare_cmds;
+  if (t->env) p.prepare_cmds.insert(p.prepare_cmds.end(), t->env->prepare_cmds.begin(), t->env->prepare_cmds.end());
+  for (const auto& cmd : s.prerun_cmds) p.prerun_cmds.push_back(Expand(*t, cmd, true));
+  p.launcher = (*launcher)->Command(job);
+  p.executable = Expand(*t, s.executable, true);
+  for (const auto& o : s.executable_opts) p.executable_opts.push_back(Expand(*t, o, true));
+  for (const auto& cmd : s.postrun_cmds) p.postrun_cmds.push_back(Expand(*t, cmd, true));
+  Status st = WriteFile(job.script_path, RunScript(p));
+  if (!st.ok()) return st;
+
+  if (opts_.dry_run) {
+    Cleanup(t);
+    t->result.end_time = Now();
+    Finish(t, "skip", "", "dry run: job script written to " + JoinPath(t->outputdir, kJobScript));
+    return Status::OK();
+  }
+  st = sched->Submit(&job);
+  if (!st.ok()) return st;
+  t->job = std::move(job);
+  t->sched = sched;
+  t->phase = Task::Phase::kRunning;
+  bool local = t->part->scheduler == "local";
+  if (local && !t->local_slot) {
+    t->local_slot = true;
+    ++local_load_;
+  } else if (!local && t->local_slot) {
+    t->local_slot = false;
+    --local_load_;
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// Finishing jobs and cases.
+
+void Executor::OnJobDone(Task* t) {
+  const JobState& js = t->job.state;
+  CaseResult& r = t->result;
+  double now = Now();
+  bool building = t->phase == Task::Phase::kBuilding;
+  r.timings.push_back({building ? "build" : "run", now - t->stage_started});
+  t->stage_started = now;
+  const char* stage = building ? "build" : "run";
+
+  if (js.kind == JobState::Kind::kCancelled) {
+    Finish(t, "cancelled", stage, "cancelled" + (interrupted_ ? std::string(" (interrupted)") : ""));
+    return;
+  }
+  if (js.kind == JobState::Kind::kTimeout) {
+    Finish(t, "fail", stage, js.reason.empty() ? "time limit exceeded" : js.reason);
+    return;
+  }
+  if (js.kind != JobState::Kind::kCompleted) {
+    Finish(t, "fail", stage, js.str());
+    return;
+  }
+  if (building) {
+    if (js.exit_code != 0) {
+      std::string last = LastLine(t->job.stderr_path);
+      Finish(t, "fail", "build",
+             "exit code " + std::to_string(js.exit_code) + (last.empty() ? "" : ": " + last) + " (log: " +
+                 JoinPath(t->outputdir, kBuildErr) + ")");
+      return;
+    }
+    Status st = SubmitRun(t);
+    if (!st.ok()) Finish(t, "fail", "run", st.message());
+    return;
+  }
+  r.job_id = t->job.id;
+  r.job_state = js.str();
+  r.exit_code = js.exit_code;
+  r.nodelist = t->job.nodelist;
+  r.job_submit_time = t->job.submit_time;
+  r.job_completion_time = t->job.end_time;
+  CheckRun(t);
+}
+
+void Executor::CheckRun(Task* t) {
+  const TestSpec& s = *t->tc->spec;
+  CaseResult& r = t->result;
+  bool exit_code_checked = std::any_of(s.sanity.begin(), s.sanity.end(), [](const SanitySpec& x) {
+    return x.kind == SanitySpec::Kind::kExitCode;
+  });
+  if (r.exit_code != 0 && !exit_code_checked) {
+    std::string last = LastLine(t->job.stderr_path);
+    Finish(t, "fail", "run",
+           "exit code " + std::to_string(r.exit_code) + (last.empty() ? "" : " (stderr: " + last + ")"));
+    return;
+  }
+  CheckInput in;
+  in.stagedir = t->stagedir;
+  in.stdout_path = t->job.stdout_path;
+  in.stderr_path = t->job.stderr_path;
+  in.exit_code = r.exit_code;
+
+  auto expanded = [&](auto specs) {
+    for (auto& x : specs) {
+      x.in = Expand(*t, x.in, false);
+      x.pattern = Expand(*t, x.pattern, false);
+      for (auto& cmp : x.value_checks) cmp.value = Expand(*t, cmp.value, false);
+    }
+    return specs;
+  };
+  double start = Now();
+  Status st = EvaluateSanity(expanded(s.sanity), in);
+  r.timings.push_back({"sanity", Now() - start});
+  if (!st.ok()) {
+    Finish(t, "fail", "sanity", st.message());
+    return;
+  }
+  start = Now();
+  std::string perf_failure;
+  for (const PerfSpec& ps : expanded(s.performance)) {
+    auto v = ExtractPerf(ps, in);
+    if (!v.ok()) {
+      if (perf_failure.empty()) perf_failure = v.status().message();
+      continue;
+    }
+    auto ref = FindReference(s.reference, t->tc->system, t->tc->partition, ps.name);
+    PerfResult pr = EvaluateReference(ps.name, *v, ps.unit, ref);
+    if (pr.verdict == "fail" && perf_failure.empty()) perf_failure = pr.message;
+    r.perf.push_back(std::move(pr));
+  }
+  r.timings.push_back({"performance", Now() - start});
+  if (!perf_failure.empty()) {
+    Finish(t, "fail", "performance", perf_failure);
+    return;
+  }
+  Finish(t, "pass", "", "");
+}
+
+void Executor::Finish(Task* t, const std::string& result, const std::string& stage, const std::string& reason) {
+  CaseResult& r = t->result;
+  bool was_in_flight = std::find(in_flight_.begin(), in_flight_.end(), t) != in_flight_.end();
+  if (was_in_flight) {
+    in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), t));
+    --partition_load_[t->tc->system + ":" + t->tc->partition];
+  }
+  if (t->local_slot) {
+    t->local_slot = false;
+    --local_load_;
+  }
+  r.result = result;
+  r.fail_stage = result == "pass" ? "" : stage;
+  r.fail_reason = reason;
+  r.end_time = Now();
+  int max_retries = t->tc->spec->max_retries >= 0 ? t->tc->spec->max_retries : opts_.max_retries;
+  if (result == "fail" && t->attempt < max_retries && !interrupted_ && !aborted_) {
+    Cleanup(t);
+    ++t->attempt;
+    console_->CaseRetry(Console::Label(r), t->attempt, stage + ": " + reason);
+    t->phase = Task::Phase::kPending;
+    return;
+  }
+  t->phase = Task::Phase::kDone;
+  bool started = !r.id.empty();
+  if (was_in_flight || (started && result == "fail")) {
+    double start = Now();
+    Cleanup(t);
+    if (was_in_flight) r.timings.push_back({"cleanup", Now() - start});
+  }
+  if (!started) FillIdentity(*t, &r);
+  ++done_;
+  if (result == "fail") ++failures_;
+  console_->CaseEnd(r, done_, tasks_.size(), started);
+  if (on_case_end) on_case_end(r);
+  ReleaseDependencies(*t);
+  if (opts_.maxfail > 0 && failures_ >= opts_.maxfail && !aborted_) {
+    aborted_ = true;
+    console_->Note("hetbench: " + std::to_string(failures_) + " failure(s): --maxfail " +
+                   std::to_string(opts_.maxfail) + " reached; cancelling the rest");
+    for (Task* f : in_flight_) f->sched->Cancel(&f->job);
+  }
+}
+
+// Copies what a person needs to the output folder; removes the stage folder
+// after a pass unless it is kept or a dependent case still needs it.
+void Executor::Cleanup(Task* t) {
+  for (const char* f : {kJobScript, kJobOut, kJobErr, kBuildScript, kBuildOut, kBuildErr}) {
+    std::string from = JoinPath(t->stagedir, f);
+    if (!PathExists(from)) continue;
+    auto content = ReadFile(from);
+    if (content.ok()) (void)WriteFile(JoinPath(t->outputdir, f), *content);
+  }
+  for (const auto& pattern : t->tc->spec->keep_files) {
+    std::string full = JoinPath(t->stagedir, Expand(*t, pattern, false));
+    glob_t g{};
+    if (glob(full.c_str(), 0, nullptr, &g) == 0) {
+      for (size_t i = 0; i < g.gl_pathc; ++i) {
+        std::string p = g.gl_pathv[i];
+        std::string rel = p.substr(t->stagedir.size() + 1);
+        std::string dest = JoinPath(t->outputdir, rel);
+        (void)MakeDirs(DirName(dest));
+        std::error_code ec;
+        std::filesystem::copy(p, dest,
+                              std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
+                              ec);
+        if (ec) console_->Note("hetbench: could not keep '" + rel + "': " + ec.message());
+      }
+    }
+    globfree(&g);
+  }
+  if (t->result.result == "pass" && !opts_.keep_stage_files) {
+    if (t->dependents_left > 0) t->remove_stage_when_free = true;
+    else (void)RemoveTree(t->stagedir);
+  }
+}
+
+void Executor::ReleaseDependencies(const Task& t) {
+  for (Task* d : t.deps) {
+    if (--d->dependents_left == 0 && d->remove_stage_when_free) {
+      (void)RemoveTree(d->stagedir);
+      d->remove_stage_when_free = false;
+    }
+  }
+}
+
+}  // namespace hb

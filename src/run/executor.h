@@ -1,0 +1,97 @@
+// The executor: runs every TestCase of a Session through the pipeline
+//   setup -> build -> run -> sanity -> performance -> cleanup
+// in one visible main loop (Executor::Run), like ninja's Builder::Build:
+// start as many jobs as the limits allow, wait for an event (a child
+// exiting, a signal, a scheduler's poll timer), poll the schedulers, move
+// each finished job's case on, report.
+//
+// Limits: at most a partition's max_jobs cases in flight on it (async
+// policy) or one case at a time (serial), and at most max_local_jobs local
+// processes (builds and local runs). SIGINT/SIGTERM cancel every running
+// job; what is known so far is returned and `interrupted` is set.
+// Owned and used by one thread.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "results/case_result.h"
+#include "run/console.h"
+#include "run/session.h"
+#include "sched/scheduler.h"
+
+namespace hb {
+
+struct ExecOptions {
+  bool serial = false;          // --exec-policy serial
+  int max_retries = 0;          // --max-retries
+  int maxfail = 0;              // --maxfail (0 = no limit)
+  int repeat = 1;               // --repeat
+  int max_local_jobs = 0;       // 0 = number of CPUs
+  bool dry_run = false;         // write scripts, run nothing
+  bool keep_stage_files = false;
+  std::vector<std::string> job_options;  // -J
+  double kill_grace_s = 2;      // SIGTERM -> SIGKILL grace for local jobs
+};
+
+class Executor {
+ public:
+  Executor(const Session& session, const ExecOptions& opts, Console* console);
+  ~Executor();
+
+  // Runs everything; returns one result per case and repetition, in case order.
+  std::vector<CaseResult> Run();
+  bool interrupted() const { return interrupted_ != 0; }
+
+  // Called once for every case as soon as its final result is known (after
+  // retries), e.g. to append its perflog record.
+  std::function<void(const CaseResult&)> on_case_end;
+  int interrupt_signal() const { return interrupted_; }
+
+  // Exposed for tests: the stage and output folders of a case.
+  std::string StageDir(const TestCase& c, int repetition) const;
+  std::string OutputDir(const TestCase& c, int repetition) const;
+
+ private:
+  struct Task;
+
+  void MakeTasks();
+  void StartReadyTasks();
+  bool CanStart(const Task& t) const;
+  bool DepsDone(const Task& t, std::string* failed_dep) const;
+  void Start(Task* t);
+  Status Setup(Task* t);
+  Status SubmitBuild(Task* t);
+  Status SubmitRun(Task* t);
+  void OnJobDone(Task* t);
+  void CheckRun(Task* t);
+  void Finish(Task* t, const std::string& result, const std::string& stage, const std::string& reason);
+  void Cleanup(Task* t);
+  void ReleaseDependencies(const Task& t);
+  void PollAll();
+  double NextTimeout() const;
+  void Interrupt(int signo);
+  void CancelPending(const std::string& why);
+  Scheduler* SchedulerFor(const std::string& name, std::string* err);
+  std::optional<std::string> Lookup(const Task& t, const std::string& name) const;
+  std::string Expand(const Task& t, const std::string& text, bool quote) const;
+  static void FillIdentity(const Task& t, CaseResult* r);
+
+  const Session& session_;
+  ExecOptions opts_;
+  Console* console_;
+  std::vector<std::unique_ptr<Task>> tasks_;
+  std::vector<Task*> in_flight_;
+  std::map<std::string, std::unique_ptr<Scheduler>> schedulers_;
+  std::map<std::string, int> partition_load_;  // "sys:part" -> cases in flight
+  int local_load_ = 0;
+  int failures_ = 0;
+  size_t done_ = 0;
+  int interrupted_ = 0;
+  bool aborted_ = false;  // --maxfail reached
+};
+
+}  // namespace hb

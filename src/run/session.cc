@@ -1,0 +1,141 @@
+#include "run/session.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <set>
+
+#include "config/config_loader.h"
+#include "util/fs.h"
+#include "util/strings.h"
+
+namespace hb {
+
+const System& Session::system() const { return *config.FindSystem(system_name); }
+
+const Partition& Session::partition(const std::string& name) const { return *system().FindPartition(name); }
+
+const Environment* Session::environment(const TestCase& c) const {
+  return config.FindEnvironment(c.environ, c.system, c.partition);
+}
+
+std::string NewSessionId() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%S", &tm);
+  return std::string(buf) + "-" + std::to_string(::getpid());
+}
+
+Status CheckReferences(const TestSuite& suite, const SiteConfig& config) {
+  for (const auto& spec : suite.specs) {
+    for (const auto& [key, vars] : spec->reference) {
+      size_t colon = key.find(':');
+      if (colon == std::string::npos) continue;
+      std::string sys = key.substr(0, colon), part = key.substr(colon + 1);
+      const System* s = config.FindSystem(sys);
+      if (!s || part == "*" || s->FindPartition(part)) continue;
+      std::vector<std::string> names;
+      for (const auto& p : s->partitions) names.push_back(p.name);
+      auto it = spec->marks.find("reference:" + key);
+      SourceMark m = it != spec->marks.end() ? it->second : spec->mark;
+      return Status::Error(m, "reference: system '" + sys + "' has no partition '" + part + "' (it has: " +
+                                  Join(names, ", ") + ")" + DidYouMean(part, names));
+    }
+  }
+  return Status::OK();
+}
+
+namespace {
+
+std::vector<PartitionView> Views(const SiteConfig& config, const System& sys,
+                                 const std::vector<std::string>& parts) {
+  std::vector<PartitionView> views;
+  for (const auto& pname : parts) {
+    const Partition* p = sys.FindPartition(pname);
+    PartitionView v{sys.name, p->name, p->features, {}};
+    for (const auto& ename : p->environs) {
+      if (const Environment* e = config.FindEnvironment(ename, sys.name, p->name))
+        v.environs.push_back({e->name, e->features});
+    }
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
+std::string ThisHost() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
+  auto session = std::make_unique<Session>();
+  std::vector<std::string> files = ConfigFilesFromEnv();
+  files.insert(files.end(), opts.config_files.begin(), opts.config_files.end());
+  if (files.empty()) {
+    session->config = GenericConfig();
+  } else {
+    auto cfg = LoadSiteConfig(files);
+    if (!cfg.ok()) return cfg.status();
+    session->config = std::move(cfg.value());
+  }
+  auto sel = SelectSystem(session->config, opts.system, opts.hostname.empty() ? ThisHost() : opts.hostname);
+  if (!sel.ok()) return sel.status();
+  const System* sys = sel->first;
+  session->system_name = sys->name;
+  if (sel->second) {
+    session->partition_names.push_back(sel->second->name);
+  } else {
+    for (const auto& p : sys->partitions) session->partition_names.push_back(p.name);
+  }
+
+  std::vector<std::string> paths = opts.test_paths;
+  if (paths.empty()) {
+    if (const char* sp = std::getenv("HETBENCH_CHECK_SEARCH_PATH")) paths = Split(sp, ':');
+  }
+  if (paths.empty())
+    return Status::Error("no test files given: name test files or folders with -c (or set HETBENCH_CHECK_SEARCH_PATH)");
+  auto suite = LoadTests(paths, LoadOptions{opts.recursive});
+  if (!suite.ok()) return suite.status();
+  session->suite = std::move(suite.value());
+  Status st = CheckReferences(session->suite, session->config);
+  if (!st.ok()) return st;
+  auto cases = ExpandCases(session->suite, Views(session->config, *sys, session->partition_names), opts.filter);
+  if (!cases.ok()) return cases.status();
+  session->cases = std::move(cases.value());
+  session->id = NewSessionId();
+  session->prefix = AbsPath(opts.prefix);
+  return session;
+}
+
+}  // namespace hb
+
+namespace hb {
+
+void RestrictCases(Session* session, const std::vector<std::string>& ids) {
+  auto& cases = session->cases;
+  std::vector<bool> keep(cases.size(), false);
+  std::set<std::string> wanted(ids.begin(), ids.end());
+  // Cases come in dependency order, so walk backwards marking dependencies.
+  for (size_t i = cases.size(); i-- > 0;) {
+    if (wanted.count(cases[i].id)) keep[i] = true;
+    if (keep[i])
+      for (size_t d : cases[i].deps) keep[d] = true;
+  }
+  std::vector<size_t> new_index(cases.size(), 0);
+  std::vector<TestCase> out;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    if (!keep[i]) continue;
+    new_index[i] = out.size();
+    TestCase c = cases[i];
+    for (auto& d : c.deps) d = new_index[d];
+    out.push_back(std::move(c));
+  }
+  cases = std::move(out);
+}
+
+}  // namespace hb

@@ -1,0 +1,63 @@
+// A session: one invocation of `hetbench list` or `hetbench run`. This
+// module turns the command-line options into everything the executor
+// needs: the site configuration, the chosen System and Partitions, the
+// loaded TestSuite and the expanded TestCases, plus the session id and the
+// folders the run writes to. Built once, read-only afterwards.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/site_config.h"
+#include "model/expand.h"
+#include "model/test_loader.h"
+#include "util/status.h"
+
+namespace hb {
+
+struct SessionOptions {
+  std::vector<std::string> test_paths;  // -c
+  bool recursive = false;               // -R
+  CaseFilter filter;                    // -n -x -t -p
+  std::string system;                   // --system sys[:part]
+  std::vector<std::string> config_files;  // -C (after HETBENCH_CONFIG_FILES)
+  std::string prefix = ".";             // --prefix
+  std::string hostname;                 // "" = this host's name
+};
+
+struct Session {
+  SiteConfig config;
+  std::string system_name;
+  std::vector<std::string> partition_names;  // those selected
+  TestSuite suite;
+  std::vector<TestCase> cases;
+  std::string id;      // unique per invocation: YYYYMMDDTHHMMSS-<pid>
+  std::string prefix;  // absolute
+
+  const System& system() const;
+  const Partition& partition(const std::string& name) const;
+  const Environment* environment(const TestCase& c) const;
+};
+
+// Loads configuration and tests and expands the cases. Every error is one
+// message with file:line:column where it comes from a file.
+Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts);
+
+// Checks references against the configuration: a reference to a partition
+// that the configuration does not define, for a system it does define, is
+// an error (references to unknown systems are ignored: a suite carries
+// references for many sites).
+Status CheckReferences(const TestSuite& suite, const SiteConfig& config);
+
+std::string NewSessionId();
+
+}  // namespace hb
+
+namespace hb {
+
+// Keeps only the cases whose id is in `ids`, plus the cases they depend on
+// (transitively), re-linking dependencies. Used by --restore-session.
+void RestrictCases(Session* session, const std::vector<std::string>& ids);
+
+}  // namespace hb

@@ -1,0 +1,40 @@
+#include "sched/scheduler_factory.h"
+
+#include <algorithm>
+
+#include "sched/local_scheduler.h"
+#include "util/strings.h"
+
+namespace hb {
+
+namespace {
+
+// Backends hetbench knows by name but has not built yet.
+const std::vector<std::string>& PlannedSchedulers() {
+  static const std::vector<std::string> kPlanned = {"slurm", "squeue", "pbs", "pbspro",
+                                                    "torque", "sge", "k8s"};
+  return kPlanned;
+}
+
+}  // namespace
+
+const std::vector<std::string>& SchedulerNames() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names = {"local"};
+    names.insert(names.end(), PlannedSchedulers().begin(), PlannedSchedulers().end());
+    return names;
+  }();
+  return kNames;
+}
+
+Result<std::unique_ptr<Scheduler>> MakeScheduler(const std::string& name) {
+  if (name == "local") return std::unique_ptr<Scheduler>(std::make_unique<LocalScheduler>());
+  const auto& planned = PlannedSchedulers();
+  if (std::find(planned.begin(), planned.end(), name) != planned.end()) {
+    return Status::Error("scheduler '" + name + "' is not available in this build yet");
+  }
+  return Status::Error("unknown scheduler '" + name + "'" + DidYouMean(name, SchedulerNames()) +
+                       " (known: " + Join(SchedulerNames(), ", ") + ")");
+}
+
+}  // namespace hb

@@ -1,0 +1,123 @@
+#include "e2e_util.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace e2e {
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/hb_e2e_XXXXXX";
+  char* d = mkdtemp(tmpl);
+  return d ? d : "/tmp";
+}
+
+void Write(const std::string& path, const std::string& content) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << content;
+}
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool Exists(const std::string& path) { return std::filesystem::exists(path); }
+
+std::vector<std::string> Find(const std::string& dir, const std::string& pattern) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
+    if (fnmatch(pattern.c_str(), e.path().filename().c_str(), 0) == 0) out.push_back(e.path().string());
+  return out;
+}
+
+pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (chdir(cwd.c_str()) != 0) _exit(127);
+    int out = open("hb.stdout", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open("hb.stderr", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int in = open("/dev/null", O_RDONLY);
+    dup2(in, 0);
+    dup2(out, 1);
+    dup2(err, 2);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(HETBENCH_BIN));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    setenv("CI", "true", 1);
+    execv(HETBENCH_BIN, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int WaitExit(pid_t pid, double timeout_s) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  int status = 0;
+  while (true) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + WTERMSIG(status);
+}
+
+Output Hetbench(const std::vector<std::string>& args, const std::string& cwd, double timeout_s) {
+  Output o;
+  pid_t pid = StartHetbench(args, cwd);
+  o.exit_code = WaitExit(pid, timeout_s);
+  o.out = Read(cwd + "/hb.stdout");
+  o.err = Read(cwd + "/hb.stderr");
+  return o;
+}
+
+bool WaitForText(const std::string& path, const std::string& text, double timeout_s) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (Read(path).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+std::vector<pid_t> ProcessesWithEnv(const std::string& needle) {
+  std::vector<pid_t> out;
+  DIR* d = opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    pid_t pid = std::atoi(e->d_name);
+    if (pid <= 0) continue;
+    std::string env = Read("/proc/" + std::string(e->d_name) + "/environ");
+    std::string stat = Read("/proc/" + std::string(e->d_name) + "/stat");
+    size_t close = stat.rfind(')');
+    bool zombie = close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+    if (!zombie && env.find(needle) != std::string::npos) out.push_back(pid);
+  }
+  closedir(d);
+  return out;
+}
+
+}  // namespace e2e

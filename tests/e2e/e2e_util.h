@@ -1,0 +1,39 @@
+// Helpers for end-to-end tests: run the real `hetbench` binary in a
+// temporary folder and look at what it printed and wrote.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace e2e {
+
+struct Output {
+  int exit_code = -1;  // 128+signal when killed
+  std::string out, err;
+};
+
+// A fresh temporary folder (removed by the OS's tmp cleaning; tests leave
+// it for inspection when they fail).
+std::string TempDir();
+void Write(const std::string& path, const std::string& content);
+std::string Read(const std::string& path);
+bool Exists(const std::string& path);
+// Files under `dir` (recursively) whose name matches the glob `pattern`.
+std::vector<std::string> Find(const std::string& dir, const std::string& pattern);
+
+// Runs hetbench with `args` in `cwd`; kills it after timeout_s.
+Output Hetbench(const std::vector<std::string>& args, const std::string& cwd, double timeout_s = 120);
+
+// Starts hetbench in the background, stdout/stderr to files in cwd.
+pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd);
+// Waits until `path` contains `text` (true) or timeout_s passes (false).
+bool WaitForText(const std::string& path, const std::string& text, double timeout_s);
+// Waits for a child started by StartHetbench; returns its exit code.
+int WaitExit(pid_t pid, double timeout_s);
+
+// Pids of live processes whose environment contains `needle`.
+std::vector<pid_t> ProcessesWithEnv(const std::string& needle);
+
+}  // namespace e2e
