@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "check/test_temp_dir.h"
+#include "util/test_temp_dir.h"
 
 namespace hb {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "check/test_temp_dir.h"
+#include "util/test_temp_dir.h"
 
 namespace hb {
 namespace {

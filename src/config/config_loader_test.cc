@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "config/detect.h"
-#include "config/test_temp_dir.h"
+#include "util/test_temp_dir.h"
 
 namespace hb {
 namespace {

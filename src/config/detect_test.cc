@@ -8,7 +8,7 @@
 #include <map>
 
 #include "config/config_yaml.h"
-#include "config/test_temp_dir.h"
+#include "util/test_temp_dir.h"
 
 namespace hb {
 namespace {

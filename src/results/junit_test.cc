@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "check/test_temp_dir.h"
+#include "util/test_temp_dir.h"
 #include "util/fs.h"
 
 namespace hb {

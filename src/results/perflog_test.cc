@@ -7,7 +7,7 @@
 
 #include <thread>
 
-#include "check/test_temp_dir.h"
+#include "util/test_temp_dir.h"
 #include "util/fs.h"
 #include "util/strings.h"
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "check/test_temp_dir.h"
+#include "util/test_temp_dir.h"
 #include "util/fs.h"
 
 namespace hb {

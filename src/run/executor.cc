@@ -465,7 +465,8 @@ Status Executor::SubmitRun(Task* t) {
   p.prepare_cmds = t->part->prepare_cmds;
   if (t->env) p.prepare_cmds.insert(p.prepare_cmds.end(), t->env->prepare_cmds.begin(), t->env->prepare_cmds.end());
   for (const auto& cmd : s.prerun_cmds) p.prerun_cmds.push_back(Expand(*t, cmd, true));
-  p.launcher = (*launcher)->Command(job);
+  std::string prefix = (*launcher)->Prefix(job);
+  if (!prefix.empty()) p.launcher = {prefix};
   p.executable = Expand(*t, s.executable, true);
   for (const auto& o : s.executable_opts) p.executable_opts.push_back(Expand(*t, o, true));
   for (const auto& cmd : s.postrun_cmds) p.postrun_cmds.push_back(Expand(*t, cmd, true));

@@ -13,27 +13,11 @@
 #include <string>
 
 #include "util/fs.h"
+#include "util/test_temp_dir.h"
 
 namespace hb::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = "/tmp/hb_sched_test.XXXXXX";
-    if (::mkdtemp(tmpl.data())) path_ = tmpl;
-  }
-  ~TempDir() {
-    if (!path_.empty()) (void)RemoveTree(path_);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return JoinPath(path_, name); }
-
- private:
-  std::string path_;
-};
+using ::hb::TempDir;
 
 inline double Seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

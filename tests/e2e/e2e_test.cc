@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 
 #include "e2e_util.h"
@@ -139,6 +140,59 @@ parameters: {i: [1, 2]}
   auto left = e2e::ProcessesWithEnv("HETBENCH_JOB_MARK=" + std::to_string(pid) + ".");
   EXPECT_TRUE(left.empty()) << left.size() << " stray process(es), first pid " << (left.empty() ? 0 : left[0]);
   for (pid_t p : left) kill(p, SIGKILL);
+}
+
+TEST(E2E, SigtermAlsoCancelsAndExits130) {
+  std::string dir = TempDir();
+  Write(dir + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['300']\n");
+  pid_t pid = e2e::StartHetbench({"run", "-c", "t.yaml"}, dir);
+  ASSERT_TRUE(e2e::WaitForText(dir + "/hb.stdout", "[ RUN      ] long", 20));
+  kill(pid, SIGTERM);
+  EXPECT_EQ(e2e::WaitExit(pid, 30), 130);
+  EXPECT_EQ(Report(dir)["cases"][0]["result"], "cancelled");
+}
+
+// Each job appends "+" when it starts and "-" when it ends; the most "+"
+// not yet matched by "-" is the concurrency reached.
+int MaxConcurrency(const std::string& events) {
+  int now = 0, most = 0;
+  for (char c : events) {
+    if (c == '+') most = std::max(most, ++now);
+    if (c == '-') --now;
+  }
+  return most;
+}
+
+const char* kConcurrencyTest = R"(
+name: busy
+parameters: {i: [1, 2, 3, 4, 5, 6]}
+executable: sh
+executable_opts: ['-c', "'echo + >> {prefix}/events; sleep 0.3; echo - >> {prefix}/events'"]
+)";
+
+TEST(E2E, MaxJobsBoundsConcurrency) {
+  std::string dir = TempDir();
+  Write(dir + "/site.yaml", R"(
+systems:
+  - name: box
+    hostnames: ['.*']
+    partitions:
+      - {name: p, scheduler: local, launcher: local, environs: [gnu], max_jobs: 2}
+environments:
+  - {name: gnu, cc: gcc}
+)");
+  Write(dir + "/t.yaml", kConcurrencyTest);
+  auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(MaxConcurrency(Read(dir + "/events")), 2) << Read(dir + "/events");
+}
+
+TEST(E2E, SerialPolicyRunsOneAtATime) {
+  std::string dir = TempDir();
+  Write(dir + "/t.yaml", kConcurrencyTest);
+  auto o = Hetbench({"run", "-c", "t.yaml", "--exec-policy", "serial"}, dir);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(MaxConcurrency(Read(dir + "/events")), 1) << Read(dir + "/events");
 }
 
 TEST(E2E, RetriesThenPasses) {

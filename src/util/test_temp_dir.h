@@ -1,6 +1,6 @@
-// For the tests of src/config only: a fresh folder under $TMPDIR (or /tmp),
-// made with mkdtemp and removed with everything in it when the TempDir
-// goes. Not thread-safe; one per test.
+// TempDir: a fresh folder from mkdtemp (under $TMPDIR, else /tmp) for one
+// unit test, removed with everything in it when the TempDir goes. For tests
+// only (a header, so no library links it). Not thread-safe; one per test.
 #pragma once
 
 #include <stdlib.h>
@@ -16,7 +16,7 @@ class TempDir {
  public:
   TempDir() {
     const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/hb_config_test.XXXXXX";
+    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/hb_test.XXXXXX";
     if (::mkdtemp(tmpl.data())) path_ = tmpl;
   }
   ~TempDir() {
@@ -26,6 +26,7 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return JoinPath(path_, name); }
   // Writes `content` to `name` inside the folder (creating parent folders)
   // and returns its path.
   std::string Write(const std::string& name, const std::string& content) const {
