@@ -66,18 +66,9 @@ int ListCommand(const SessionOptions& opts, bool details) {
 }
 
 int ShowConfigCommand(const SessionOptions& opts, const std::string& path) {
-  SessionOptions o = opts;
-  std::vector<std::string> files = ConfigFilesFromEnv();
-  files.insert(files.end(), o.config_files.begin(), o.config_files.end());
-  SiteConfig config;
-  if (files.empty()) {
-    config = GenericConfig();
-  } else {
-    auto cfg = LoadSiteConfig(files);
-    if (!cfg.ok()) return ConfigError(cfg.status());
-    config = std::move(cfg.value());
-  }
-  nlohmann::json node = config.raw;
+  auto config = LoadConfiguration(opts.config_files);
+  if (!config.ok()) return ConfigError(config.status());
+  nlohmann::json node = config->raw;
   if (!path.empty()) {
     for (const auto& part : Split(path, '/')) {
       if (part.empty()) continue;

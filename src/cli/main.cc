@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "config/config_loader.h"
+#include "sched/job.h"
 #include "util/strings.h"
 #include "version.h"
 
@@ -45,8 +46,8 @@ void AddSelection(CLI::App* app, hb::SessionOptions* s) {
 
 void AddConfig(CLI::App* app, hb::SessionOptions* s, std::string* mode) {
   app->add_option("-C,--config-file", s->config_files,
-                  "Site configuration file (repeatable; later files refine earlier ones; also "
-                  "HETBENCH_CONFIG_FILES)")
+                  "Site configuration file (repeatable; later files refine earlier ones). Default: "
+                  "the colon-separated HETBENCH_CONFIG_FILES, else the embedded generic system")
       ->type_name("FILE");
   app->add_option("--system", s->system, "Run on system SYS, or only on its partition PART")->type_name("SYS[:PART]");
   app->add_option("--prefix", s->prefix, "Folder for stage, output, perflog and report folders (default: .)")
@@ -74,19 +75,12 @@ bool ExpandMode(std::vector<std::string>* args) {
     if (auto v = value("--config-file")) configs.push_back(*v);
   }
   if (mode.empty()) return true;
-  std::vector<std::string> files = hb::ConfigFilesFromEnv();
-  files.insert(files.end(), configs.begin(), configs.end());
-  hb::SiteConfig cfg;
-  if (files.empty()) {
-    cfg = hb::GenericConfig();
-  } else {
-    auto loaded = hb::LoadSiteConfig(files);
-    if (!loaded.ok()) {
-      std::fprintf(stderr, "hetbench: error: %s\n", loaded.status().str().c_str());
-      return false;
-    }
-    cfg = std::move(loaded.value());
+  auto loaded = hb::LoadConfiguration(configs);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "hetbench: error: %s\n", loaded.status().str().c_str());
+    return false;
   }
+  const hb::SiteConfig& cfg = *loaded;
   // A mode may be limited to some systems (target_systems).
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
@@ -154,7 +148,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run->add_flag("--dry-run", run_opts.exec.dry_run, "Write the job scripts without running anything");
   run->add_flag("--keep-stage-files", run_opts.exec.keep_stage_files, "Keep stage folders of passing cases");
-  run->add_option("-J,--job-option", run_opts.exec.job_options, "Pass OPT to the scheduler (repeatable)")
+  run->add_option("-J,--job-option", run_opts.exec.job_options, "Pass OPT to the scheduler (repeatable): '-x ...' and '#...' as written, "
+                  "key=value as --key=value, k=value as -k value")
       ->type_name("OPT")
       ->allow_extra_args(false);
   run->add_option("--report-file", run_opts.report_file,
@@ -189,6 +184,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     run_opts.exec.serial = policy == "serial";
+    for (auto& o : run_opts.exec.job_options) o = hb::NormalizeJobOption(o);
     run_opts.argv.assign(argv, argv + argc);
     return hb::RunCommand(run_opts);
   }

@@ -34,8 +34,8 @@ void Console::DrawStatus() {
     return;
   }
   std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " +
-                     std::to_string(running_) + " running";
-  if (!last_started_.empty() && running_ > 0) line += ": " + last_started_;
+                     std::to_string(running_.size()) + " running";
+  if (!running_.empty()) line += ": " + running_.front();
   if (line.size() > 100) line = line.substr(0, 97) + "...";
   std::fputs(line.c_str(), out_);
   std::fflush(out_);
@@ -50,8 +50,7 @@ void Console::SessionStart(const std::string& banner, size_t total) {
 
 void Console::CaseStart(const std::string& label) {
   ClearStatus();
-  ++running_;
-  last_started_ = label;
+  running_.push_back(label);
   std::fprintf(out_, "[ RUN      ] %s\n", label.c_str());
   DrawStatus();
 }
@@ -72,7 +71,10 @@ void Console::Note(const std::string& line) {
 void Console::CaseEnd(const CaseResult& r, size_t done, size_t total, bool started) {
   ClearStatus();
   done_ = done;
-  if (started && running_ > 0) --running_;
+  if (started) {
+    auto it = std::find(running_.begin(), running_.end(), Label(r));
+    if (it != running_.end()) running_.erase(it);
+  }
   char counter[64];
   std::snprintf(counter, sizeof counter, "(%*zu/%zu)", static_cast<int>(std::to_string(total).size()), done, total);
   double secs = r.end_time > r.start_time ? r.end_time - r.start_time : 0;

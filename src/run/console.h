@@ -38,8 +38,8 @@ class Console {
 
   FILE* out_;
   bool tty_;
-  size_t done_ = 0, total_ = 0, running_ = 0;
-  std::string last_started_;
+  size_t done_ = 0, total_ = 0;
+  std::vector<std::string> running_;  // labels of the cases in flight, oldest first
 };
 
 // The performance table as plain text (also used by `hetbench run` when

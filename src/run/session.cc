@@ -28,6 +28,12 @@ std::string NewSessionId() {
   return std::string(buf) + "-" + std::to_string(::getpid());
 }
 
+Result<SiteConfig> LoadConfiguration(const std::vector<std::string>& cli_files) {
+  std::vector<std::string> files = cli_files.empty() ? ConfigFilesFromEnv() : cli_files;
+  if (files.empty()) return GenericConfig();
+  return LoadSiteConfig(files);
+}
+
 Status CheckReferences(const TestSuite& suite, const SiteConfig& config) {
   for (const auto& spec : suite.specs) {
     for (const auto& [key, vars] : spec->reference) {
@@ -74,15 +80,9 @@ std::string ThisHost() {
 
 Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   auto session = std::make_unique<Session>();
-  std::vector<std::string> files = ConfigFilesFromEnv();
-  files.insert(files.end(), opts.config_files.begin(), opts.config_files.end());
-  if (files.empty()) {
-    session->config = GenericConfig();
-  } else {
-    auto cfg = LoadSiteConfig(files);
-    if (!cfg.ok()) return cfg.status();
-    session->config = std::move(cfg.value());
-  }
+  auto cfg = LoadConfiguration(opts.config_files);
+  if (!cfg.ok()) return cfg.status();
+  session->config = std::move(cfg.value());
   auto sel = SelectSystem(session->config, opts.system, opts.hostname.empty() ? ThisHost() : opts.hostname);
   if (!sel.ok()) return sel.status();
   const System* sys = sel->first;

@@ -52,6 +52,10 @@ Status CheckReferences(const TestSuite& suite, const SiteConfig& config);
 
 std::string NewSessionId();
 
+// The site configuration in force: the files given with -C, else those in
+// HETBENCH_CONFIG_FILES, else the embedded generic configuration.
+Result<SiteConfig> LoadConfiguration(const std::vector<std::string>& cli_files);
+
 }  // namespace hb
 
 namespace hb {

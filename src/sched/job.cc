@@ -24,4 +24,12 @@ std::string JobState::str() const {
   return s;
 }
 
+std::string NormalizeJobOption(const std::string& opt) {
+  if (opt.empty() || opt[0] == '-' || opt[0] == '#') return opt;
+  size_t eq = opt.find('=');
+  std::string key = opt.substr(0, eq);
+  if (key.size() == 1) return "-" + key + (eq == std::string::npos ? "" : " " + opt.substr(eq + 1));
+  return "--" + opt;
+}
+
 }  // namespace hb

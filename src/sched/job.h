@@ -56,4 +56,10 @@ struct Job {
   double end_time = 0;
 };
 
+// Normalises a `-J/--job-option` value as ReFrame does: an option that
+// starts with '-' (a scheduler option) or '#' (a line for the job script)
+// is kept as written; `key=value` becomes `--key=value`, or `-k value` when
+// the key is a single character.
+std::string NormalizeJobOption(const std::string& opt);
+
 }  // namespace hb

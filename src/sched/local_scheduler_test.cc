@@ -225,9 +225,10 @@ TEST_F(LocalSchedulerTest, NextPollDelayIsInfiniteWithoutDeadlines) {
   s.Cancel(&limited);
   EXPECT_NEAR(s.NextPollDelay(), 2, 0.1);  // the kill grace period
   ASSERT_TRUE(WaitTerminal(s, {&job, &limited}, 10));
-  // What is left is at most a (rate-limited) scan for strays, soon.
-  EXPECT_LE(s.NextPollDelay(), 0.1);
-  Step(s, {}, 0.2);
+  // What is left is at most a (rate-limited) scan for strays, soon; once
+  // it has run, nothing is due (on a loaded machine, allow a few rounds).
+  EXPECT_TRUE(s.NextPollDelay() <= 0.1 || std::isinf(s.NextPollDelay())) << s.NextPollDelay();
+  for (int i = 0; i < 20 && !std::isinf(s.NextPollDelay()); ++i) Step(s, {}, 0.2);
   EXPECT_TRUE(std::isinf(s.NextPollDelay())) << s.NextPollDelay();
 }
 
