@@ -98,15 +98,18 @@ int RunCommand(RunCommandOptions o) {
   info.config_files = session.config.files;
   info.start_time = Now();
 
+  std::string perflog_dir = PerflogDir(o, session);
   Console console(stdout, UseTerminal());
+  Executor executor(session, o.exec, &console);
+  Status ready = executor.Prepare();
+  if (!ready.ok()) return Fail(ready);
   console.SessionStart("hetbench " + info.version + ": session " + session.id + " on system '" +
                            session.system_name + "' (partitions: " + Join(session.partition_names, ", ") +
                            "), prefix " + session.prefix,
                        session.cases.size() * static_cast<size_t>(std::max(1, o.exec.repeat)));
   if (session.cases.empty()) console.Note("hetbench: no test case matches the selection");
 
-  std::string perflog_dir = PerflogDir(o, session);
-  Executor executor(session, o.exec, &console);
+
   executor.on_case_end = [&](const CaseResult& r) {
     if (o.exec.dry_run) return;
     Status st = AppendPerflog(perflog_dir, info, r);

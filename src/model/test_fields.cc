@@ -118,6 +118,17 @@ Status ParseParameters(const YAML::Node& n, const std::string& f, TestSpec* s) {
   return Status::OK();
 }
 
+Status ParseMaxPendingTime(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  if (n.IsNull()) {
+    s->max_pending_time_s = 0;
+    return Status::OK();
+  }
+  auto d = n.IsScalar() ? ParseDuration(n.Scalar()) : std::nullopt;
+  if (!d) return Err(n, f, "max_pending_time: expected a duration such as 90, 10m or 1h30m, got " + YamlTypeName(n));
+  s->max_pending_time_s = *d;
+  return Status::OK();
+}
+
 Status ParseTimeLimit(const YAML::Node& n, const std::string& f, TestSpec* s) {
   if (n.IsNull()) {
     s->time_limit_s.reset();
@@ -517,6 +528,7 @@ const std::map<std::string, Handler>& Handlers() {
       {"num_gpus_per_node", Count(&TestSpec::num_gpus_per_node, "num_gpus_per_node", 0)},
       {"num_devices_per_node", ParseDevices},
       {"time_limit", ParseTimeLimit},
+      {"max_pending_time", ParseMaxPendingTime},
       {"exclusive_access", Bool(&TestSpec::exclusive_access, "exclusive_access")},
       {"exclusive", Bool(&TestSpec::exclusive_access, "exclusive")},
       {"extra_resources", ParseExtraResources},

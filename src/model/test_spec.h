@@ -55,6 +55,7 @@ struct TestSpec {
   int num_tasks = 1, num_tasks_per_node = 0, num_cpus_per_task = 0, num_gpus_per_node = 0;
   std::map<std::string, int> num_devices_per_node;  // generic devices, e.g. {ipu: 4}
   std::optional<double> time_limit_s;
+  double max_pending_time_s = 0;  // batch schedulers cancel a job queued longer; 0 = none
   bool exclusive_access = false;
   std::map<std::string, std::map<std::string, std::string>> extra_resources;
   std::vector<std::string> keep_files;

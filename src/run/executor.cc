@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "build/build_system.h"
 #include "check/performance.h"
@@ -29,6 +30,14 @@ double Now() {
   using namespace std::chrono;
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
+
+double MonotonicNow() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// How long an interrupted run waits for cancelled jobs to end.
+constexpr double kInterruptGrace = 30;
 
 // File names inside a stage directory (ReFrame uses rfm_job.sh etc.).
 constexpr const char* kJobScript = "hb_job.sh";
@@ -142,10 +151,33 @@ void Executor::MakeTasks() {
   }
 }
 
+Status Executor::Prepare() {
+  prepared_ = true;
+  std::set<const Partition*> parts;
+  for (const auto& t : tasks_) parts.insert(t->part);
+  for (const Partition* p : parts) {
+    std::string err;
+    Scheduler* s = SchedulerFor(*p, &err);
+    if (!s) return Status::Error("partition '" + session_.system_name + ":" + p->name + "': " + err);
+    Status st = s->Check();
+    if (!st.ok()) return st.Prefixed("partition '" + session_.system_name + ":" + p->name + "'");
+  }
+  return Status::OK();
+}
+
+void Executor::PrintNotices() {
+  for (auto& [name, s] : schedulers_)
+    for (const auto& n : s->TakeNotices()) console_->Note("hetbench: " + name + ": " + n);
+}
+
 // ---------------------------------------------------------------------------
 // The main loop.
 std::vector<CaseResult> Executor::Run() {
   EventWaiter waiter;
+  if (!prepared_) {
+    Status st = Prepare();
+    if (!st.ok()) console_->Note("hetbench: error: " + st.str());
+  }
   while (true) {
     // 1. Start as many cases as the limits allow (and settle skipped ones).
     if (!interrupted_ && !aborted_) StartReadyTasks();
@@ -156,6 +188,13 @@ std::vector<CaseResult> Executor::Run() {
     if (ev.interrupt) Interrupt(ev.interrupt);
     // 4. Bring job states up to date; move finished jobs' cases on.
     PollAll();
+    PrintNotices();
+    // 5. After an interrupt, wait a bounded time for the schedulers to
+    //    confirm the cancellations, then give up on them.
+    if (interrupted_ && MonotonicNow() - interrupted_at_ > kInterruptGrace) {
+      std::vector<Task*> left = in_flight_;
+      for (Task* t : left) Finish(t, "cancelled", "run", "cancelled (interrupted; the scheduler did not confirm in time)");
+    }
   }
   if (interrupted_ || aborted_)
     CancelPending(interrupted_ ? "interrupted before it started" : "not run: --maxfail reached");
@@ -170,6 +209,7 @@ std::vector<CaseResult> Executor::Run() {
 double Executor::NextTimeout() const {
   double t = std::numeric_limits<double>::infinity();
   for (const auto& [name, s] : schedulers_) t = std::min(t, s->NextPollDelay());
+  if (interrupted_) t = std::min(t, std::max(0.0, interrupted_at_ + kInterruptGrace - MonotonicNow()));
   return t;
 }
 
@@ -189,9 +229,11 @@ void Executor::Interrupt(int signo) {
   if (interrupted_) {
     // A second interrupt: stop waiting for jobs to end gracefully.
     for (auto& [name, s] : schedulers_) s->Shutdown();
+    interrupted_at_ = MonotonicNow() - kInterruptGrace;  // stop waiting
     return;
   }
   interrupted_ = signo;
+  interrupted_at_ = MonotonicNow();
   console_->Note("hetbench: interrupted (signal " + std::to_string(signo) + "); cancelling " +
                  std::to_string(in_flight_.size()) + " running job(s)");
   for (Task* t : in_flight_) t->sched->Cancel(&t->job);
@@ -359,14 +401,18 @@ std::string Executor::Expand(const Task& t, const std::string& text, bool quote)
   return ExpandPlaceholders(text, [&](const std::string& n) { return Lookup(t, n); }, quote);
 }
 
-Scheduler* Executor::SchedulerFor(const std::string& name, std::string* err) {
+// One scheduler object per backend name, shared by the partitions that use
+// it (so a batch backend polls all their jobs at once); the first
+// partition's sched_options configure it.
+Scheduler* Executor::SchedulerFor(const Partition& part, std::string* err) {
+  const std::string& name = part.scheduler;
   auto it = schedulers_.find(name);
   if (it != schedulers_.end()) return it->second.get();
   std::unique_ptr<Scheduler> s;
   if (name == "local") {
     s = std::make_unique<LocalScheduler>(LocalScheduler::Options{opts_.kill_grace_s});
   } else {
-    auto made = MakeScheduler(name);
+    auto made = MakeScheduler(name, part.sched_options);
     if (!made.ok()) {
       *err = made.status().message();
       return nullptr;
@@ -412,7 +458,8 @@ Status Executor::SubmitBuild(Task* t) {
   if (opts_.dry_run) return SubmitRun(t);
 
   std::string err;
-  Scheduler* local = SchedulerFor("local", &err);
+  Partition local_part;  // builds run locally
+  Scheduler* local = SchedulerFor(local_part, &err);
   if (!local) return Status::Error(err);
   t->job = Job();
   t->job.name = "hb_build_" + s.name;
@@ -436,7 +483,7 @@ Status Executor::SubmitRun(Task* t) {
   const TestCase& c = *t->tc;
   const TestSpec& s = *c.spec;
   std::string err;
-  Scheduler* sched = SchedulerFor(t->part->scheduler, &err);
+  Scheduler* sched = SchedulerFor(*t->part, &err);
   if (!sched) return Status::Error(err);
   auto launcher = MakeLauncher(t->part->launcher);
   if (!launcher.ok()) return launcher.status();
@@ -453,7 +500,11 @@ Status Executor::SubmitRun(Task* t) {
   job.num_cpus_per_task = s.num_cpus_per_task;
   job.num_gpus_per_node = s.num_gpus_per_node;
   job.exclusive = s.exclusive_access;
+  job.max_pending_time_s = s.max_pending_time_s;
   for (const auto& a : t->part->access) job.options.push_back(a);
+  auto resources = ResourceOptions(*t);
+  if (!resources.ok()) return resources.status();
+  job.options.insert(job.options.end(), resources->begin(), resources->end());
   for (const auto& o : s.job_options) job.options.push_back(Expand(*t, o, false));
   for (const auto& o : opts_.job_options) job.options.push_back(o);
 
@@ -493,6 +544,41 @@ Status Executor::SubmitRun(Task* t) {
     --local_load_;
   }
   return Status::OK();
+}
+
+// The partition's `resources` templates that the test asks for, filled in:
+// a resource named in extra_resources gets its values ("--gres=cs:{num_csx}"
+// with {num_csx: 1}); `gpu` (or ReFrame's `_rfm_gpu`) gets
+// num_gpus_per_node when the test sets it. Resources the partition does not
+// define are ignored, as ReFrame does, so one test serves many sites.
+Result<std::vector<std::string>> Executor::ResourceOptions(const Task& t) const {
+  const TestSpec& s = *t.tc->spec;
+  std::vector<std::string> out;
+  for (const auto& res : t.part->resources) {
+    std::map<std::string, std::string> values;
+    auto it = s.extra_resources.find(res.name);
+    bool gpu = (res.name == "gpu" || res.name == "_rfm_gpu") && s.num_gpus_per_node > 0;
+    if (it == s.extra_resources.end() && !gpu) continue;
+    if (it != s.extra_resources.end()) values = it->second;
+    if (gpu) values.emplace("num_gpus_per_node", std::to_string(s.num_gpus_per_node));
+    for (const auto& tmpl : res.options) {
+      std::string missing;
+      std::string filled = ExpandPlaceholders(
+          tmpl,
+          [&](const std::string& k) -> std::optional<std::string> {
+            auto v = values.find(k);
+            if (v != values.end()) return v->second;
+            if (missing.empty()) missing = k;
+            return std::nullopt;
+          },
+          false);
+      if (!missing.empty())
+        return Status::Error("resource '" + res.name + "' of partition '" + t.part->name + "' needs a value for {" +
+                             missing + "}: set extra_resources: {" + res.name + ": {" + missing + ": ...}}");
+      out.push_back(filled);
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------

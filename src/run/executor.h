@@ -42,6 +42,11 @@ class Executor {
   Executor(const Session& session, const ExecOptions& opts, Console* console);
   ~Executor();
 
+  // Makes the scheduler of every partition the cases use and checks that it
+  // can work here (its commands exist, its sched_options are valid): one
+  // clear error before anything is submitted. Run() calls it if needed.
+  Status Prepare();
+
   // Runs everything; returns one result per case and repetition, in case order.
   std::vector<CaseResult> Run();
   bool interrupted() const { return interrupted_ != 0; }
@@ -75,7 +80,9 @@ class Executor {
   double NextTimeout() const;
   void Interrupt(int signo);
   void CancelPending(const std::string& why);
-  Scheduler* SchedulerFor(const std::string& name, std::string* err);
+  Scheduler* SchedulerFor(const Partition& part, std::string* err);
+  Result<std::vector<std::string>> ResourceOptions(const Task& t) const;
+  void PrintNotices();
   std::optional<std::string> Lookup(const Task& t, const std::string& name) const;
   std::string Expand(const Task& t, const std::string& text, bool quote) const;
   static void FillIdentity(const Task& t, CaseResult* r);
@@ -92,6 +99,8 @@ class Executor {
   size_t done_ = 0;
   int interrupted_ = 0;
   bool aborted_ = false;  // --maxfail reached
+  bool prepared_ = false;
+  double interrupted_at_ = 0;  // monotonic
 };
 
 }  // namespace hb

@@ -37,6 +37,7 @@ struct Job {
   std::string stdout_path;
   std::string stderr_path;
   double time_limit_s = 0;  // 0 = no limit
+  double max_pending_time_s = 0;  // batch backends cancel a job queued longer; 0 = no limit
   int num_tasks = 1;
   int num_tasks_per_node = 0;  // 0 = unset
   int num_cpus_per_task = 0;

@@ -45,6 +45,14 @@ class Scheduler {
   // Called once before hetbench exits: kill or cancel whatever is left and
   // reap every stray process.
   virtual void Shutdown() {}
+
+  // Checks, before anything is submitted, that the backend can work here
+  // (e.g. its commands exist). One clear error instead of one per case.
+  virtual Status Check() { return Status::OK(); }
+
+  // Things the user should hear about once (e.g. "accounting is off, using
+  // squeue"); the executor prints and clears them after each Poll.
+  virtual std::vector<std::string> TakeNotices() { return {}; }
 };
 
 }  // namespace hb

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sched/local_scheduler.h"
+#include "sched/slurm.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -11,8 +12,7 @@ namespace {
 
 // Backends hetbench knows by name but has not built yet.
 const std::vector<std::string>& PlannedSchedulers() {
-  static const std::vector<std::string> kPlanned = {"slurm", "squeue", "pbs", "pbspro",
-                                                    "torque", "sge", "k8s"};
+  static const std::vector<std::string> kPlanned = {"pbs", "pbspro", "torque", "sge", "k8s", "kubernetes"};
   return kPlanned;
 }
 
@@ -20,15 +20,21 @@ const std::vector<std::string>& PlannedSchedulers() {
 
 const std::vector<std::string>& SchedulerNames() {
   static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names = {"local"};
+    std::vector<std::string> names = {"local", "slurm", "squeue"};
     names.insert(names.end(), PlannedSchedulers().begin(), PlannedSchedulers().end());
     return names;
   }();
   return kNames;
 }
 
-Result<std::unique_ptr<Scheduler>> MakeScheduler(const std::string& name) {
+Result<std::unique_ptr<Scheduler>> MakeScheduler(const std::string& name, const nlohmann::json& sched_options) {
   if (name == "local") return std::unique_ptr<Scheduler>(std::make_unique<LocalScheduler>());
+  if (name == "slurm" || name == "squeue") {
+    auto opts = ParseBatchOptions(sched_options);
+    if (!opts.ok()) return opts.status();
+    return std::unique_ptr<Scheduler>(
+        std::make_unique<SlurmScheduler>(name, MakeSystemCommandRunner(), std::move(opts.value())));
+  }
   const auto& planned = PlannedSchedulers();
   if (std::find(planned.begin(), planned.end(), name) != planned.end()) {
     return Status::Error("scheduler '" + name + "' is not available in this build yet");

@@ -1,4 +1,4 @@
-// MakeScheduler: the Scheduler a partition names. Knows `local` now; the
+// MakeScheduler: the Scheduler a partition names. Knows `local`, `slurm` and `squeue`; the
 // other backends hetbench knows by ReFrame's names (slurm, squeue, pbs,
 // pbspro, torque, sge) and k8s answer "not available in this build yet"
 // until their files land here. Stateless; thread-safe.
@@ -8,13 +8,17 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sched/scheduler.h"
 #include "util/status.h"
 
 namespace hb {
 
 // An unknown name is an error that lists the known ones, with a did-you-mean.
-Result<std::unique_ptr<Scheduler>> MakeScheduler(const std::string& name);
+// sched_options are the partition's (see BatchOptions for batch backends).
+Result<std::unique_ptr<Scheduler>> MakeScheduler(const std::string& name,
+                                                 const nlohmann::json& sched_options = nlohmann::json::object());
 
 // Every scheduler name hetbench knows, available or not.
 const std::vector<std::string>& SchedulerNames();

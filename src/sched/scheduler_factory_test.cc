@@ -12,8 +12,17 @@ TEST(MakeScheduler, KnowsLocalAndNamesTheRest) {
   EXPECT_TRUE((*local)->Directives(Job{}).empty());
 
   auto slurm = MakeScheduler("slurm");
-  ASSERT_FALSE(slurm.ok());
-  EXPECT_EQ(slurm.status().message(), "scheduler 'slurm' is not available in this build yet");
+  ASSERT_TRUE(slurm.ok()) << slurm.status().str();
+  EXPECT_EQ((*slurm)->name(), "slurm");
+  auto squeue = MakeScheduler("squeue", {{"job_submit_timeout", 10}});
+  ASSERT_TRUE(squeue.ok()) << squeue.status().str();
+  auto bad = MakeScheduler("squeue", {{"job_submit_timeout", "soon"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "sched_options: 'job_submit_timeout' must be a number of seconds >= 0");
+
+  auto sge = MakeScheduler("sge");
+  ASSERT_FALSE(sge.ok());
+  EXPECT_EQ(sge.status().message(), "scheduler 'sge' is not available in this build yet");
 
   auto typo = MakeScheduler("lcoal");
   ASSERT_FALSE(typo.ok());

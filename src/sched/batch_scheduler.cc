@@ -1,0 +1,276 @@
+#include "sched/batch_scheduler.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "util/strings.h"
+
+namespace hb {
+
+namespace {
+
+double EpochNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+Status OptionError(const std::string& key, const std::string& expected) {
+  return Status::Error("sched_options: '" + key + "' must be " + expected);
+}
+
+}  // namespace
+
+Result<BatchOptions> ParseBatchOptions(const nlohmann::json& so) {
+  BatchOptions o;
+  if (so.is_null()) return o;
+  if (!so.is_object()) return Status::Error("sched_options: expected a mapping");
+  struct NumberKey {
+    const char* name;
+    double* field;
+  };
+  const NumberKey numbers[] = {{"job_submit_timeout", &o.job_submit_timeout},
+                               {"min_poll_interval", &o.min_poll_interval},
+                               {"max_poll_interval", &o.max_poll_interval},
+                               {"poll_backoff", &o.poll_backoff},
+                               {"query_timeout", &o.query_timeout},
+                               {"lost_after", &o.lost_after},
+                               {"max_query_failure_time", &o.max_query_failure_time}};
+  for (auto it = so.begin(); it != so.end(); ++it) {
+    const std::string& key = it.key();
+    const auto& v = it.value();
+    bool done = false;
+    for (const auto& n : numbers) {
+      if (key != n.name) continue;
+      if (!v.is_number() || v.get<double>() < 0) return OptionError(key, "a number of seconds >= 0");
+      *n.field = v.get<double>();
+      done = true;
+    }
+    if (done) continue;
+    if (key == "resubmit_on_errors" || key == "cancel_pending_reasons") {
+      if (!v.is_array()) return OptionError(key, "a list of strings");
+      auto& dst = key == "resubmit_on_errors" ? o.resubmit_on_errors : o.cancel_pending_reasons;
+      for (const auto& x : v) {
+        if (!x.is_string()) return OptionError(key, "a list of strings");
+        dst.push_back(x.get<std::string>());
+      }
+    } else if (key == "ignore_reqnodenotavail" || key == "use_nodes_option") {
+      if (!v.is_boolean()) return OptionError(key, "true or false");
+      (key == "ignore_reqnodenotavail" ? o.ignore_reqnodenotavail : o.use_nodes_option) = v.get<bool>();
+    } else if (key == "max_sacct_failures" || key == "max_resubmits") {
+      if (!v.is_number_integer() || v.get<int>() < 0) return OptionError(key, "an integer >= 0");
+      (key == "max_sacct_failures" ? o.max_sacct_failures : o.max_resubmits) = v.get<int>();
+    }
+    // Other keys (ReFrame's ssh_hosts, sched_access_in_submit, ...) are kept
+    // in the configuration and not acted on.
+  }
+  if (o.min_poll_interval <= 0) o.min_poll_interval = 0.05;
+  if (o.max_poll_interval < o.min_poll_interval) o.max_poll_interval = o.min_poll_interval;
+  if (o.poll_backoff < 1) o.poll_backoff = 1;
+  return o;
+}
+
+BatchScheduler::BatchScheduler(std::unique_ptr<CommandRunner> runner, BatchOptions opts)
+    : runner_(std::move(runner)), opts_(std::move(opts)), interval_(opts_.min_poll_interval) {
+  for (const auto& re : opts_.resubmit_on_errors) {
+    try {
+      resubmit_res_.emplace_back(re);
+    } catch (const std::regex_error&) {
+      Notice("sched_options: resubmit_on_errors: '" + re + "' is not a valid regex; ignored");
+    }
+  }
+}
+
+double BatchScheduler::Now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void BatchScheduler::Notice(const std::string& text) {
+  if (said_.insert(text).second) notices_.push_back(text);
+}
+
+std::vector<std::string> BatchScheduler::TakeNotices() {
+  std::vector<std::string> out;
+  out.swap(notices_);
+  return out;
+}
+
+Status BatchScheduler::Check() {
+  for (const auto& cmd : RequiredCommands()) {
+    if (!runner_->Exists(cmd))
+      return Status::Error("scheduler '" + name() + "' needs the command '" + cmd +
+                           "', which is not in PATH on this host (needed: " + Join(RequiredCommands(), ", ") + ")");
+  }
+  return Status::OK();
+}
+
+Status BatchScheduler::Submit(Job* job) {
+  std::vector<std::string> argv = SubmitCommand(*job);
+  std::string id;
+  for (int attempt = 0;; ++attempt) {
+    CommandResult r = runner_->Run(argv, opts_.job_submit_timeout, job->workdir);
+    if (r.exit_code == 0 && !r.timed_out) {
+      auto parsed = ParseSubmitOutput(r);
+      if (!parsed.ok()) return parsed.status();
+      id = *parsed;
+      break;
+    }
+    std::string problem = r.timed_out ? argv[0] + " did not answer within job_submit_timeout (" +
+                                            FormatNumber(opts_.job_submit_timeout) + " s)"
+                                      : r.Problem(argv[0]);
+    bool transient = std::any_of(resubmit_res_.begin(), resubmit_res_.end(), [&](const std::regex& re) {
+      return std::regex_search(r.err, re) || std::regex_search(r.out, re);
+    });
+    if (!transient || attempt >= opts_.max_resubmits) return Status::Error(problem);
+    Notice(argv[0] + ": transient error, resubmitting: " + problem);
+    usleep(static_cast<useconds_t>(200000 * (attempt + 1)));
+  }
+  double now = Now();
+  job->id = id;
+  job->submit_time = EpochNow();
+  job->state = JobState{JobState::Kind::kQueued, "submitted", -1};
+  tracked_[id] = Tracked{now, now, 0, false, "submitted"};
+  active_.insert(id);
+  interval_ = opts_.min_poll_interval;
+  next_poll_ = std::min(next_poll_ > 0 ? next_poll_ : now + interval_, now + interval_);
+  return Status::OK();
+}
+
+double BatchScheduler::NextPollDelay() const {
+  if (active_.empty()) return std::numeric_limits<double>::infinity();
+  return std::max(0.0, next_poll_ - Now());
+}
+
+void BatchScheduler::Backoff(bool changed) {
+  interval_ = changed ? opts_.min_poll_interval : std::min(opts_.max_poll_interval, interval_ * opts_.poll_backoff);
+  next_poll_ = Now() + interval_;
+}
+
+void BatchScheduler::SetTerminal(Job* job, JobState::Kind kind, const std::string& reason) {
+  job->state.kind = kind;
+  job->state.reason = reason;
+  if (job->end_time == 0) job->end_time = EpochNow();
+  active_.erase(job->id);
+  tracked_.erase(job->id);
+}
+
+void BatchScheduler::Apply(Job* job, Tracked* t, const JobObservation& o, double now) {
+  JobState s = o.state;
+  if (s.kind == JobState::Kind::kCancelled && !t->cancel_requested) {
+    s.kind = JobState::Kind::kFailed;
+    s.reason = "cancelled outside hetbench (by the scheduler or an administrator)";
+  }
+  if (!o.nodes.empty()) job->nodelist = o.nodes;
+  if (o.start_time > 0) job->start_time = o.start_time;
+  if ((s.kind == JobState::Kind::kRunning || s.terminal()) && job->start_time == 0) job->start_time = EpochNow();
+  if (s.kind == JobState::Kind::kQueued) {
+    if (t->pending_since == 0) t->pending_since = now;
+    t->pending_reason = s.reason;
+  } else {
+    t->pending_since = 0;
+  }
+  job->state = s;
+  if (s.terminal()) {
+    job->end_time = o.end_time > 0 ? o.end_time : EpochNow();
+    active_.erase(job->id);
+    tracked_.erase(job->id);
+  }
+}
+
+void BatchScheduler::CheckPending(Job* job, Tracked* t, double now) {
+  if (job->state.kind != JobState::Kind::kQueued || t->cancel_requested) return;
+  std::vector<std::string> reasons =
+      opts_.cancel_pending_reasons.empty() ? DefaultCancelReasons() : opts_.cancel_pending_reasons;
+  // The reason's first word: "ReqNodeNotAvail, UnavailableNodes:n1" -> "ReqNodeNotAvail".
+  std::string reason = Trim(t->pending_reason.substr(0, t->pending_reason.find_first_of(", ")));
+  bool hopeless = std::find(reasons.begin(), reasons.end(), reason) != reasons.end() &&
+                  !(opts_.ignore_reqnodenotavail && reason == "ReqNodeNotAvail");
+  bool too_long = job->max_pending_time_s > 0 && t->pending_since > 0 && now - t->pending_since > job->max_pending_time_s;
+  if (!hopeless && !too_long) return;
+  (void)runner_->Run(CancelCommand({job->id}), opts_.query_timeout);
+  std::string why = hopeless ? "the scheduler cannot run it (pending reason: " + reason + "); cancelled"
+                             : "pending for more than " + FormatNumber(job->max_pending_time_s) +
+                                   " s (max_pending_time; last pending reason: " + t->pending_reason + "); cancelled";
+  SetTerminal(job, JobState::Kind::kFailed, why);
+}
+
+void BatchScheduler::Poll(const std::vector<Job*>& jobs) {
+  double now = Now();
+  if (active_.empty() || now < next_poll_) return;
+  std::vector<std::string> ids;
+  for (Job* j : jobs)
+    if (active_.count(j->id)) ids.push_back(j->id);
+  if (ids.empty()) return;
+  auto res = Query(ids);
+  if (!res.ok()) {
+    if (failing_since_ == 0) failing_since_ = now;
+    Notice("warning: cannot query the scheduler (" + res.status().message() + "); retrying");
+    if (now - failing_since_ > opts_.max_query_failure_time) {
+      for (Job* j : jobs)
+        if (active_.count(j->id))
+          SetTerminal(j, JobState::Kind::kLost,
+                      "the scheduler did not answer for " + FormatNumber(now - failing_since_, 3) +
+                          " s: " + res.status().message());
+    }
+    Backoff(false);
+    return;
+  }
+  if (failing_since_ != 0) Notice("the scheduler answers again");
+  failing_since_ = 0;
+  bool changed = false;
+  for (Job* j : jobs) {
+    auto tr = tracked_.find(j->id);
+    if (tr == tracked_.end()) continue;
+    Tracked* t = &tr->second;
+    auto it = res->find(j->id);
+    JobState::Kind before = j->state.kind;
+    if (it != res->end()) {
+      t->missing_since = 0;
+      Apply(j, t, it->second, now);
+      if (j->state.terminal()) {
+        changed = true;
+        continue;
+      }
+    } else {
+      if (t->missing_since == 0) t->missing_since = now;
+      if (t->cancel_requested) {
+        SetTerminal(j, JobState::Kind::kCancelled, "cancelled");
+      } else if (now - t->missing_since > opts_.lost_after) {
+        SetTerminal(j, JobState::Kind::kLost,
+                    "job " + j->id + " vanished: no query has found it for " + FormatNumber(opts_.lost_after) + " s");
+      }
+      if (j->state.terminal()) {
+        changed = true;
+        continue;
+      }
+    }
+    CheckPending(j, t, now);
+    changed |= j->state.kind != before;
+  }
+  Backoff(changed);
+}
+
+void BatchScheduler::Cancel(Job* job) {
+  auto it = tracked_.find(job->id);
+  if (it == tracked_.end() || it->second.cancel_requested) return;
+  it->second.cancel_requested = true;
+  CommandResult r = runner_->Run(CancelCommand({job->id}), opts_.query_timeout);
+  if (r.exit_code != 0) Notice("warning: cancelling job " + job->id + ": " + r.Problem(CancelCommand({job->id})[0]));
+  interval_ = opts_.min_poll_interval;
+  next_poll_ = Now();
+}
+
+void BatchScheduler::Shutdown() {
+  std::vector<std::string> ids;
+  for (auto& [id, t] : tracked_)
+    if (!t.cancel_requested) ids.push_back(id);
+  for (size_t i = 0; i < ids.size(); i += 200) {
+    std::vector<std::string> chunk(ids.begin() + i, ids.begin() + std::min(ids.size(), i + 200));
+    (void)runner_->Run(CancelCommand(chunk), opts_.query_timeout);
+  }
+  for (auto& [id, t] : tracked_) t.cancel_requested = true;
+}
+
+}  // namespace hb

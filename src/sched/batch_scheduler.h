@@ -1,0 +1,124 @@
+// BatchScheduler: what every batch-scheduler backend (Slurm, PBS, Grid
+// Engine) shares, so that each backend only says how to speak to its
+// scheduler (which commands, how to read their output):
+//
+//  - submission with a time limit, resubmitted on transient errors that
+//    match `resubmit_on_errors` (as ReFrame's option);
+//  - batched polling: one Query() for all jobs in flight, whatever their
+//    number; the interval adapts: short right after a submission or a job
+//    ending, growing by `poll_backoff` while nothing changes, between
+//    `min_poll_interval` and `max_poll_interval`;
+//  - faults: a failed query is retried at the next poll (the job states
+//    stay as they were, the user hears once); a job that no query can find
+//    for `lost_after` seconds is lost, with the reason; queries that keep
+//    failing for `max_query_failure_time` seconds lose the jobs too, so a
+//    run never hangs;
+//  - max_pending_time per job, and cancellation of jobs pending for a
+//    reason that means they will never run (`cancel_pending_reasons`).
+//
+// Used from the executor's thread only. The CommandRunner is the seam that
+// tests replace.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sched/command_runner.h"
+#include "sched/scheduler.h"
+
+namespace hb {
+
+// What one query says about one job.
+struct JobObservation {
+  JobState state;
+  std::vector<std::string> nodes;
+  double start_time = 0, end_time = 0;  // epoch seconds, 0 = unknown
+};
+using Observations = std::map<std::string, JobObservation>;  // by job id
+
+// sched_options of a partition, with ReFrame's names where ReFrame has them.
+struct BatchOptions {
+  double job_submit_timeout = 60;                 // ReFrame: job_submit_timeout
+  std::vector<std::string> resubmit_on_errors;    // ReFrame: resubmit_on_errors (regexes)
+  int max_resubmits = 3;
+  bool ignore_reqnodenotavail = false;            // ReFrame: ignore_reqnodenotavail
+  bool use_nodes_option = false;                  // ReFrame: use_nodes_option
+  int max_sacct_failures = 3;                     // ReFrame: then fall back to squeue
+  double min_poll_interval = 0.25;
+  double max_poll_interval = 10;
+  double poll_backoff = 1.5;
+  double query_timeout = 30;
+  double lost_after = 60;
+  double max_query_failure_time = 600;
+  std::vector<std::string> cancel_pending_reasons;  // empty = the backend's default list
+};
+
+// Reads sched_options; an unknown option or a wrong type is an error.
+Result<BatchOptions> ParseBatchOptions(const nlohmann::json& sched_options);
+
+class BatchScheduler : public Scheduler {
+ public:
+  BatchScheduler(std::unique_ptr<CommandRunner> runner, BatchOptions opts);
+
+  Status Submit(Job* job) override;
+  void Poll(const std::vector<Job*>& jobs) override;
+  void Cancel(Job* job) override;
+  double NextPollDelay() const override;
+  void Shutdown() override;
+  Status Check() override;
+  std::vector<std::string> TakeNotices() override;
+
+  CommandRunner& runner() { return *runner_; }
+
+ protected:
+  // The commands this backend needs (checked before anything is submitted).
+  virtual std::vector<std::string> RequiredCommands() const = 0;
+  // The submission command for a job whose script is written.
+  virtual std::vector<std::string> SubmitCommand(const Job& job) const = 0;
+  // The job id from a successful submission's output.
+  virtual Result<std::string> ParseSubmitOutput(const CommandResult& r) const = 0;
+  // Asks the scheduler about these jobs, with as few commands as it can
+  // (at most one of each kind). Jobs it does not mention are "not found".
+  // An error means the query failed (the scheduler did not answer).
+  virtual Result<Observations> Query(const std::vector<std::string>& ids) = 0;
+  virtual std::vector<std::string> CancelCommand(const std::vector<std::string>& ids) const = 0;
+  // Pending reasons that mean the job will never start, by default.
+  virtual std::vector<std::string> DefaultCancelReasons() const { return {}; }
+
+  void Notice(const std::string& text);
+  const BatchOptions& options() const { return opts_; }
+  double Now() const;
+
+ private:
+  struct Tracked {
+    double submitted = 0;           // monotonic
+    double pending_since = 0;       // monotonic; 0 = not pending
+    double missing_since = 0;       // monotonic; 0 = seen at the last query
+    bool cancel_requested = false;
+    std::string pending_reason;
+  };
+
+  void Apply(Job* job, Tracked* t, const JobObservation& o, double now);
+  void CheckPending(Job* job, Tracked* t, double now);
+  void SetTerminal(Job* job, JobState::Kind kind, const std::string& reason);
+  void Backoff(bool changed);
+
+  std::unique_ptr<CommandRunner> runner_;
+  BatchOptions opts_;
+  std::vector<std::regex> resubmit_res_;
+  std::map<std::string, Tracked> tracked_;  // by job id, until terminal
+  std::set<std::string> active_;            // ids not yet terminal
+  std::vector<std::string> notices_;
+  std::set<std::string> said_;              // notices already given
+  double interval_ = 0.25;
+  double next_poll_ = 0;                    // monotonic
+  double failing_since_ = 0;                // monotonic; 0 = last query worked
+};
+
+}  // namespace hb

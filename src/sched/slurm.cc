@@ -1,0 +1,321 @@
+#include "sched/slurm.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <sstream>
+
+#include "util/strings.h"
+
+namespace hb {
+
+namespace {
+
+using Kind = JobState::Kind;
+
+std::string IdList(const std::vector<std::string>& ids) { return Join(ids, ","); }
+
+// "3:0" -> {3, 0}
+std::pair<int, int> ExitAndSignal(const std::string& code) {
+  auto parts = Split(code, ':');
+  int exit = parts.empty() || parts[0].empty() ? 0 : std::atoi(parts[0].c_str());
+  int sig = parts.size() > 1 ? std::atoi(parts[1].c_str()) : 0;
+  return {exit, sig};
+}
+
+std::string FirstWord(const std::string& s) {
+  std::string t = Trim(s);
+  size_t sp = t.find(' ');
+  return sp == std::string::npos ? t : t.substr(0, sp);
+}
+
+std::map<std::string, std::string> KeyValues(const std::string& line) {
+  // scontrol -o prints Key=Value words separated by spaces; values may hold
+  // spaces only in a few keys we do not read (Command, WorkDir may, and come
+  // after the keys we need on the same line).
+  std::map<std::string, std::string> kv;
+  std::istringstream in(line);
+  std::string word, last;
+  while (in >> word) {
+    size_t eq = word.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      if (!last.empty()) kv[last] += " " + word;
+      continue;
+    }
+    last = word.substr(0, eq);
+    kv[last] = word.substr(eq + 1);
+  }
+  return kv;
+}
+
+}  // namespace
+
+JobState SlurmJobState(const std::string& raw_state, const std::string& reason_in, const std::string& exit_code) {
+  std::string state = FirstWord(raw_state);
+  std::string reason = Trim(reason_in);
+  if (reason == "None" || reason == "(null)") reason.clear();
+  auto [exit, sig] = ExitAndSignal(exit_code);
+  JobState s;
+  if (state == "PENDING" || state == "REQUEUED" || state == "REQUEUE_HOLD" || state == "REQUEUE_FED" ||
+      state == "RESV_DEL_HOLD" || state == "SUSPENDED" || state == "STOPPED") {
+    s.kind = Kind::kQueued;
+    s.reason = state == "PENDING" ? reason : state + (reason.empty() ? "" : ": " + reason);
+  } else if (state == "CONFIGURING") {
+    s.kind = Kind::kStarting;
+    s.reason = "CONFIGURING";
+  } else if (state == "RUNNING" || state == "COMPLETING" || state == "SIGNALING" || state == "STAGE_OUT" ||
+             state == "RESIZING") {
+    s.kind = Kind::kRunning;
+  } else if (state == "COMPLETED" || (state == "FAILED" && sig == 0 && exit != 0)) {
+    s.kind = Kind::kCompleted;
+    s.exit_code = exit;
+  } else if (state == "TIMEOUT") {
+    s.kind = Kind::kTimeout;
+    s.reason = "time limit exceeded (Slurm state TIMEOUT)";
+  } else if (state == "CANCELLED") {
+    s.kind = Kind::kCancelled;
+    s.reason = Trim(raw_state);
+  } else if (state == "FAILED") {
+    s.kind = Kind::kFailed;
+    s.exit_code = sig ? 128 + sig : exit;
+    s.reason = sig ? "killed by signal " + std::to_string(sig) + " (Slurm state FAILED)"
+                   : "Slurm state FAILED" + (reason.empty() ? "" : ": " + reason);
+  } else if (state == "OUT_OF_MEMORY") {
+    s.kind = Kind::kFailed;
+    s.reason = "out of memory (Slurm state OUT_OF_MEMORY)";
+  } else if (state == "NODE_FAIL") {
+    s.kind = Kind::kFailed;
+    s.reason = "node failure (Slurm state NODE_FAIL)";
+  } else if (state == "PREEMPTED") {
+    s.kind = Kind::kFailed;
+    s.reason = "preempted (Slurm state PREEMPTED)";
+  } else if (state == "BOOT_FAIL") {
+    s.kind = Kind::kFailed;
+    s.reason = "node boot failure (Slurm state BOOT_FAIL)";
+  } else if (state == "DEADLINE") {
+    s.kind = Kind::kFailed;
+    s.reason = "deadline reached (Slurm state DEADLINE)";
+  } else {
+    s.kind = Kind::kFailed;
+    s.reason = "Slurm state " + state + (reason.empty() ? "" : ": " + reason);
+  }
+  return s;
+}
+
+std::vector<std::string> ExpandSlurmNodelist(const std::string& list) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  std::vector<std::string> items;
+  for (char c : list) {  // split on commas outside brackets
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      items.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) items.push_back(cur);
+  for (const auto& item : items) {
+    size_t lb = item.find('[');
+    size_t rb = item.find(']');
+    if (lb == std::string::npos || rb == std::string::npos || rb < lb) {
+      if (!item.empty() && item != "(null)" && item != "None assigned") out.push_back(item);
+      continue;
+    }
+    std::string prefix = item.substr(0, lb), suffix = item.substr(rb + 1);
+    for (const auto& range : Split(item.substr(lb + 1, rb - lb - 1), ',')) {
+      size_t dash = range.find('-');
+      if (dash == std::string::npos) {
+        out.push_back(prefix + range + suffix);
+        continue;
+      }
+      std::string a = range.substr(0, dash), b = range.substr(dash + 1);
+      long from = std::atol(a.c_str()), to = std::atol(b.c_str());
+      for (long n = from; n <= to && n - from < 100000; ++n) {
+        std::string num = std::to_string(n);
+        if (num.size() < a.size()) num = std::string(a.size() - num.size(), '0') + num;
+        out.push_back(prefix + num + suffix);
+      }
+    }
+  }
+  return out;
+}
+
+double ParseSlurmTime(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!end) return 0;
+  tm.tm_isdst = -1;
+  std::time_t t = std::mktime(&tm);
+  return t < 0 ? 0 : static_cast<double>(t);
+}
+
+Observations ParseSqueue(const std::string& out) {
+  Observations obs;
+  for (const auto& line : Split(out, '\n')) {
+    auto f = Split(Trim(line), '|');
+    if (f.size() < 4 || f[0].empty()) continue;  // truncated or foreign line
+    JobObservation o;
+    o.state = SlurmJobState(f[1], f[2], "0:0");
+    o.nodes = ExpandSlurmNodelist(f[3]);
+    obs[f[0]] = o;
+  }
+  return obs;
+}
+
+Observations ParseScontrolJobs(const std::string& out) {
+  Observations obs;
+  for (const auto& line : Split(out, '\n')) {
+    auto kv = KeyValues(line);
+    auto id = kv.find("JobId");
+    auto st = kv.find("JobState");
+    if (id == kv.end() || st == kv.end()) continue;
+    JobObservation o;
+    o.state = SlurmJobState(st->second, kv["Reason"], kv.count("ExitCode") ? kv["ExitCode"] : "0:0");
+    o.nodes = ExpandSlurmNodelist(kv["NodeList"]);
+    o.start_time = ParseSlurmTime(kv["StartTime"]);
+    o.end_time = ParseSlurmTime(kv["EndTime"]);
+    obs[id->second] = o;
+  }
+  return obs;
+}
+
+Observations ParseSacct(const std::string& out) {
+  Observations obs;
+  for (const auto& line : Split(out, '\n')) {
+    auto f = Split(Trim(line), '|');
+    if (f.size() < 7 || f[0].empty()) continue;
+    JobObservation o;
+    o.state = SlurmJobState(f[1], f[3], f[2]);
+    o.nodes = ExpandSlurmNodelist(f[4]);
+    o.start_time = ParseSlurmTime(f[5]);
+    o.end_time = ParseSlurmTime(f[6]);
+    obs[f[0]] = o;
+  }
+  return obs;
+}
+
+SlurmScheduler::SlurmScheduler(std::string name, std::unique_ptr<CommandRunner> runner, BatchOptions opts)
+    : BatchScheduler(std::move(runner), std::move(opts)), name_(std::move(name)), use_sacct_(name_ == "slurm") {}
+
+std::vector<std::string> SlurmScheduler::RequiredCommands() const {
+  std::vector<std::string> cmds = {"sbatch", "squeue", "scontrol", "scancel"};
+  if (name_ == "slurm") cmds.push_back("sacct");
+  return cmds;
+}
+
+// As ReFrame's SlurmJobScheduler.emit_preamble (reframe/core/schedulers/slurm.py).
+std::vector<std::string> SlurmScheduler::Directives(const Job& job) const {
+  std::vector<std::string> d;
+  auto opt = [&](const std::string& o) { d.push_back("#SBATCH " + o); };
+  opt("--job-name=\"" + job.name + "\"");
+  opt("--ntasks=" + std::to_string(job.num_tasks));
+  if (job.num_tasks_per_node > 0) opt("--ntasks-per-node=" + std::to_string(job.num_tasks_per_node));
+  if (job.num_cpus_per_task > 0) opt("--cpus-per-task=" + std::to_string(job.num_cpus_per_task));
+  if (job.time_limit_s > 0) {
+    long t = static_cast<long>(std::ceil(job.time_limit_s));
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+    opt(std::string("--time=") + buf);
+  }
+  if (job.exclusive) opt("--exclusive");
+  if (options().use_nodes_option && job.num_tasks_per_node > 0) {
+    int nodes = (job.num_tasks + job.num_tasks_per_node - 1) / job.num_tasks_per_node;
+    opt("--nodes=" + std::to_string(nodes));
+  }
+  opt("--output=" + job.stdout_path);
+  opt("--error=" + job.stderr_path);
+  for (const auto& o : job.options) {
+    if (StartsWith(o, "#")) d.push_back(o);
+    else opt(o);
+  }
+  return d;
+}
+
+std::vector<std::string> SlurmScheduler::SubmitCommand(const Job& job) const {
+  return {"sbatch", "--parsable", job.script_path};
+}
+
+Result<std::string> SlurmScheduler::ParseSubmitOutput(const CommandResult& r) const {
+  // --parsable prints "<jobid>" or "<jobid>;<cluster>".
+  for (const auto& line : Split(r.out, '\n')) {
+    std::string id = Trim(Split(Trim(line), ';')[0]);
+    if (!id.empty() && id.find_first_not_of("0123456789_") == std::string::npos) return id;
+  }
+  return Status::Error("sbatch printed no job id (stdout: '" + Trim(r.out) + "', stderr: '" + Trim(r.err) + "')");
+}
+
+std::vector<std::string> SlurmScheduler::CancelCommand(const std::vector<std::string>& ids) const {
+  std::vector<std::string> argv = {"scancel"};
+  argv.insert(argv.end(), ids.begin(), ids.end());
+  return argv;
+}
+
+// ReFrame's list of pending reasons that need a system administrator
+// (reframe/core/schedulers/slurm.py, _cancel_reasons).
+std::vector<std::string> SlurmScheduler::DefaultCancelReasons() const {
+  return {"FrontEndDown",      "Licenses",         "NodeDown",        "PartitionDown",   "PartitionInactive",
+          "PartitionNodeLimit", "QOSJobLimit",     "QOSResourceLimit", "ReqNodeNotAvail", "QOSUsageThreshold"};
+}
+
+Result<Observations> SlurmScheduler::QuerySacct(const std::vector<std::string>& ids, bool* fall_back) {
+  CommandResult r = runner().Run({"sacct", "-P", "-n", "-X", "-j", IdList(ids), "-o",
+                                  "jobid,state,exitcode,reason,nodelist,start,end"},
+                                 options().query_timeout);
+  std::string text = r.err + r.out;
+  if (text.find("accounting storage is disabled") != std::string::npos ||
+      text.find("Slurm accounting storage is disabled") != std::string::npos) {
+    Notice("Slurm accounting is off on this cluster (sacct says so): following jobs with squeue and scontrol");
+    *fall_back = true;
+    return Observations{};
+  }
+  if (r.exit_code != 0) {
+    if (++sacct_failures_ > options().max_sacct_failures) {
+      Notice("sacct failed " + std::to_string(sacct_failures_) + " times in a row (" + r.Problem("sacct") +
+             "): following jobs with squeue and scontrol");
+      *fall_back = true;
+      return Observations{};
+    }
+    return Status::Error(r.Problem("sacct"));
+  }
+  sacct_failures_ = 0;
+  return ParseSacct(r.out);
+}
+
+Result<Observations> SlurmScheduler::QuerySqueue(const std::vector<std::string>& ids) {
+  CommandResult q = runner().Run({"squeue", "-h", "-o", "%i|%T|%r|%N", "-j", IdList(ids)}, options().query_timeout);
+  Observations obs;
+  // squeue -j with only ids that have left the controller's memory says
+  // "Invalid job id specified": none of them is in the queue.
+  bool none = q.exit_code != 0 && (q.err + q.out).find("Invalid job id") != std::string::npos;
+  if (q.exit_code != 0 && !none) return Status::Error(q.Problem("squeue"));
+  if (!none) obs = ParseSqueue(q.out);
+  bool missing = false;
+  for (const auto& id : ids) missing |= !obs.count(id);
+  if (!missing) return obs;
+  // One scontrol for every job that left the queue.
+  CommandResult c = runner().Run({"scontrol", "-o", "show", "job"}, options().query_timeout);
+  if (c.exit_code != 0) {
+    if ((c.err + c.out).find("No jobs in the system") != std::string::npos) return obs;
+    return Status::Error(c.Problem("scontrol"));
+  }
+  Observations done = ParseScontrolJobs(c.out);
+  for (const auto& id : ids)
+    if (!obs.count(id) && done.count(id)) obs[id] = done[id];
+  return obs;
+}
+
+Result<Observations> SlurmScheduler::Query(const std::vector<std::string>& ids) {
+  if (use_sacct_) {
+    bool fall_back = false;
+    auto r = QuerySacct(ids, &fall_back);
+    if (!fall_back) return r;
+    use_sacct_ = false;
+  }
+  return QuerySqueue(ids);
+}
+
+}  // namespace hb

@@ -1,0 +1,284 @@
+#include "sched/slurm.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "sched/command_runner_fake.h"
+
+namespace hb {
+namespace {
+
+using Kind = JobState::Kind;
+
+TEST(SlurmState, EveryStateIsMapped) {
+  struct Case {
+    const char *state, *reason, *exit;
+    Kind kind;
+    int exit_code;
+  } cases[] = {
+      {"PENDING", "Priority", "0:0", Kind::kQueued, -1},
+      {"CONFIGURING", "None", "0:0", Kind::kStarting, -1},
+      {"RUNNING", "None", "0:0", Kind::kRunning, -1},
+      {"COMPLETING", "None", "0:0", Kind::kRunning, -1},
+      {"COMPLETED", "None", "0:0", Kind::kCompleted, 0},
+      {"FAILED", "NonZeroExitCode", "3:0", Kind::kCompleted, 3},
+      {"FAILED", "None", "0:9", Kind::kFailed, 137},
+      {"TIMEOUT", "TimeLimit", "0:15", Kind::kTimeout, -1},
+      {"OUT_OF_MEMORY", "OutOfMemory", "0:125", Kind::kFailed, -1},
+      {"NODE_FAIL", "NodeDown", "0:0", Kind::kFailed, -1},
+      {"CANCELLED by 0", "None", "0:15", Kind::kCancelled, -1},
+      {"PREEMPTED", "None", "0:0", Kind::kFailed, -1},
+      {"REQUEUED", "None", "0:0", Kind::kQueued, -1},
+      {"REQUEUE_HOLD", "JobHeldAdmin", "0:0", Kind::kQueued, -1},
+      {"BOOT_FAIL", "None", "0:0", Kind::kFailed, -1},
+      {"DEADLINE", "None", "0:0", Kind::kFailed, -1},
+  };
+  for (const auto& c : cases) {
+    JobState s = SlurmJobState(c.state, c.reason, c.exit);
+    EXPECT_EQ(s.kind, c.kind) << c.state;
+    if (c.exit_code >= 0) {
+      EXPECT_EQ(s.exit_code, c.exit_code) << c.state;
+    }
+  }
+  EXPECT_EQ(SlurmJobState("PENDING", "ReqNodeNotAvail, UnavailableNodes:n1", "0:0").reason,
+            "ReqNodeNotAvail, UnavailableNodes:n1");
+  EXPECT_EQ(SlurmJobState("OUT_OF_MEMORY", "", "0:125").reason, "out of memory (Slurm state OUT_OF_MEMORY)");
+}
+
+TEST(SlurmParse, Nodelists) {
+  EXPECT_EQ(ExpandSlurmNodelist("nid[001-003,007],login1"),
+            (std::vector<std::string>{"nid001", "nid002", "nid003", "nid007", "login1"}));
+  EXPECT_EQ(ExpandSlurmNodelist("vm"), std::vector<std::string>{"vm"});
+  EXPECT_TRUE(ExpandSlurmNodelist("").empty());
+  EXPECT_TRUE(ExpandSlurmNodelist("None assigned").empty());
+}
+
+TEST(SlurmParse, SqueueScontrolSacct) {
+  auto q = ParseSqueue("101|PENDING|Priority|\n102|RUNNING|None|vm\ngarbage\n103|RUNN");
+  ASSERT_EQ(q.size(), 2u);
+  EXPECT_EQ(q["101"].state.kind, Kind::kQueued);
+  EXPECT_EQ(q["101"].state.reason, "Priority");
+  EXPECT_EQ(q["102"].nodes, std::vector<std::string>{"vm"});
+
+  auto c = ParseScontrolJobs(
+      "JobId=104 JobName=hb_x UserId=root(0) GroupId=root(0) Priority=1 JobState=FAILED Reason=NonZeroExitCode "
+      "Dependency=(null) ExitCode=3:0 RunTime=00:00:01 TimeLimit=00:01:00 SubmitTime=2026-11-30T08:40:00 "
+      "StartTime=2026-11-30T08:40:01 EndTime=2026-11-30T08:40:02 NodeList=vm BatchHost=vm "
+      "Command=/tmp/x y/hb_job.sh WorkDir=/tmp/x y\n"
+      "JobId=105 JobName=hb_y JobState=TIMEOUT Reason=TimeLimit ExitCode=0:15 NodeList=vm\n");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c["104"].state.kind, Kind::kCompleted);
+  EXPECT_EQ(c["104"].state.exit_code, 3);
+  EXPECT_GT(c["104"].end_time, c["104"].start_time);
+  EXPECT_EQ(c["105"].state.kind, Kind::kTimeout);
+
+  auto a = ParseSacct("106|COMPLETED|0:0|None|vm|2026-11-30T08:40:01|2026-11-30T08:40:02\n"
+                      "107|CANCELLED by 0|0:15|None|vm|2026-11-30T08:40:01|2026-11-30T08:40:05\n"
+                      "108|PENDING|0:0|BeginTime|None assigned|Unknown|Unknown\n"
+                      "109|COMPL");
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a["106"].state.kind, Kind::kCompleted);
+  EXPECT_EQ(a["107"].state.kind, Kind::kCancelled);
+  EXPECT_EQ(a["108"].state.reason, "BeginTime");
+  EXPECT_EQ(a["108"].start_time, 0);
+}
+
+// A Slurm scheduler over a fake runner, polling on every call.
+struct Fixture {
+  FakeCommandRunner* runner;
+  std::unique_ptr<SlurmScheduler> sched;
+  explicit Fixture(const std::string& name, BatchOptions o = {}) {
+    o.min_poll_interval = 0.0001;
+    o.max_poll_interval = 0.0001;
+    auto r = std::make_unique<FakeCommandRunner>();
+    runner = r.get();
+    sched = std::make_unique<SlurmScheduler>(name, std::move(r), o);
+  }
+  Job Submit(const std::string& id) {
+    runner->Expect("sbatch", 0, id + "\n");
+    Job j;
+    j.name = "hb_t";
+    j.script_path = "/s/hb_job.sh";
+    EXPECT_TRUE(sched->Submit(&j).ok());
+    EXPECT_EQ(j.id, id);
+    return j;
+  }
+  void Poll(std::vector<Job*> jobs) {
+    usleep(1000);
+    sched->Poll(jobs);
+  }
+};
+
+TEST(SlurmScheduler, DirectivesAsReFrame) {
+  Fixture f("slurm");
+  Job j;
+  j.name = "hb_stream";
+  j.num_tasks = 4;
+  j.num_tasks_per_node = 2;
+  j.num_cpus_per_task = 8;
+  j.time_limit_s = 5400;
+  j.exclusive = true;
+  j.stdout_path = "/s/hb_job.out";
+  j.stderr_path = "/s/hb_job.err";
+  j.options = {"--account=proj", "--gres=gpu:4", "#DW jobdw"};
+  EXPECT_EQ(f.sched->Directives(j), (std::vector<std::string>{
+                                        "#SBATCH --job-name=\"hb_stream\"", "#SBATCH --ntasks=4",
+                                        "#SBATCH --ntasks-per-node=2", "#SBATCH --cpus-per-task=8",
+                                        "#SBATCH --time=1:30:00", "#SBATCH --exclusive",
+                                        "#SBATCH --output=/s/hb_job.out", "#SBATCH --error=/s/hb_job.err",
+                                        "#SBATCH --account=proj", "#SBATCH --gres=gpu:4", "#DW jobdw"}));
+}
+
+TEST(SlurmScheduler, OneSacctPerPollForAllJobs) {
+  Fixture f("slurm");
+  std::vector<Job> jobs;
+  for (int i = 0; i < 50; ++i) jobs.push_back(f.Submit(std::to_string(1000 + i)));
+  std::string out;
+  for (int i = 0; i < 50; ++i)
+    out += std::to_string(1000 + i) + (i % 2 ? "|RUNNING|0:0|None|vm|2026-11-30T08:40:01|Unknown\n"
+                                             : "|COMPLETED|0:0|None|vm|2026-11-30T08:40:01|2026-11-30T08:40:02\n");
+  f.runner->Expect("sacct", 0, out);
+  std::vector<Job*> ptrs;
+  for (auto& j : jobs) ptrs.push_back(&j);
+  f.Poll(ptrs);
+  EXPECT_EQ(f.runner->counts().at("sacct"), 1);
+  EXPECT_EQ(f.runner->counts().count("squeue"), 0u);
+  EXPECT_EQ(jobs[0].state.kind, Kind::kCompleted);
+  EXPECT_EQ(jobs[1].state.kind, Kind::kRunning);
+  EXPECT_NE(f.runner->calls.back().find("-j 1000,1001,1002"), std::string::npos);
+}
+
+TEST(SlurmScheduler, FallsBackToSqueueWhenAccountingIsOff) {
+  Fixture f("slurm");
+  Job a = f.Submit("200"), b = f.Submit("201");
+  f.runner->Expect("sacct", 1, "", "sacct: error: Slurm accounting storage is disabled\n");
+  f.runner->Expect("squeue", 0, "200|RUNNING|None|vm\n");
+  f.runner->Expect("scontrol", 0, "JobId=201 JobState=COMPLETED Reason=None ExitCode=0:0 NodeList=vm\n");
+  f.Poll({&a, &b});
+  EXPECT_FALSE(f.sched->using_sacct());
+  EXPECT_EQ(a.state.kind, Kind::kRunning);
+  EXPECT_EQ(b.state.kind, Kind::kCompleted);
+  auto notices = f.sched->TakeNotices();
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("accounting is off"), std::string::npos);
+  // The next poll uses squeue alone while every job is still in the queue.
+  f.runner->Expect("squeue", 0, "200|RUNNING|None|vm\n");
+  f.Poll({&a});
+  EXPECT_EQ(f.runner->counts().at("sacct"), 1);
+  EXPECT_EQ(f.runner->counts().at("scontrol"), 1);
+  EXPECT_TRUE(f.sched->TakeNotices().empty()) << "said once";
+}
+
+TEST(SlurmScheduler, SbatchErrorFailsTheSubmissionWithItsMessage) {
+  Fixture f("squeue");
+  f.runner->Expect("sbatch", 1, "", "sbatch: error: invalid partition specified: nope\n");
+  Job j;
+  j.script_path = "/s/x.sh";
+  Status st = f.sched->Submit(&j);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), "sbatch: error: invalid partition specified: nope");
+}
+
+TEST(SlurmScheduler, ResubmitsOnTransientErrors) {
+  BatchOptions o;
+  o.resubmit_on_errors = {"Socket timed out"};
+  Fixture f("squeue", o);
+  f.runner->Expect("sbatch", 1, "", "sbatch: error: Batch job submission failed: Socket timed out on send/recv\n");
+  Job j = f.Submit("300");
+  EXPECT_EQ(f.runner->counts().at("sbatch"), 2);
+}
+
+TEST(SlurmScheduler, FailedOrTruncatedQueriesAreRetried) {
+  Fixture f("squeue");
+  Job j = f.Submit("400");
+  f.runner->Expect("squeue", 1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)\n");
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kQueued);  // unchanged
+  auto notices = f.sched->TakeNotices();
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("Unable to contact slurm controller"), std::string::npos);
+  f.runner->Expect("squeue", 0, "400|RUNN");  // truncated
+  f.runner->Expect("scontrol", 0, "JobId=40");
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kQueued);
+  f.runner->Expect("squeue", 0, "400|RUNNING|None|vm\n");
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kRunning);
+}
+
+TEST(SlurmScheduler, VanishedJobIsLostNotAHang) {
+  BatchOptions o;
+  o.lost_after = 0.01;
+  Fixture f("squeue", o);
+  Job j = f.Submit("500");
+  f.runner->Expect("squeue", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
+  f.runner->Expect("scontrol", 0, "");
+  f.Poll({&j});
+  EXPECT_FALSE(j.state.terminal());
+  usleep(20000);
+  f.runner->Expect("squeue", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
+  f.runner->Expect("scontrol", 0, "");
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kLost);
+  EXPECT_NE(j.state.reason.find("vanished"), std::string::npos);
+}
+
+TEST(SlurmScheduler, MaxPendingTimeCancels) {
+  Fixture f("squeue");
+  f.runner->Expect("sbatch", 0, "600\n");
+  Job j;
+  j.max_pending_time_s = 0.01;
+  ASSERT_TRUE(f.sched->Submit(&j).ok());
+  f.runner->Expect("squeue", 0, "600|PENDING|BeginTime|\n");
+  f.Poll({&j});
+  usleep(20000);
+  f.runner->Expect("squeue", 0, "600|PENDING|BeginTime|\n");
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kFailed);
+  EXPECT_NE(j.state.reason.find("max_pending_time; last pending reason: BeginTime"), std::string::npos)
+      << j.state.reason;
+  EXPECT_EQ(f.runner->calls.back(), "scancel 600");
+}
+
+TEST(SlurmScheduler, HopelessPendingReasonCancels) {
+  Fixture f("squeue");
+  Job j = f.Submit("700");
+  f.runner->Expect("squeue", 0, "700|PENDING|PartitionNodeLimit|\n");
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kFailed);
+  EXPECT_NE(j.state.reason.find("PartitionNodeLimit"), std::string::npos);
+}
+
+TEST(SlurmScheduler, CancelAndShutdown) {
+  Fixture f("squeue");
+  Job a = f.Submit("800"), b = f.Submit("801");
+  f.sched->Cancel(&a);
+  EXPECT_EQ(f.runner->calls.back(), "scancel 800");
+  f.runner->Expect("squeue", 0, "801|RUNNING|None|vm\n");
+  f.runner->Expect("scontrol", 0, "JobId=800 JobState=CANCELLED Reason=None ExitCode=0:15 NodeList=vm\n");
+  f.Poll({&a, &b});
+  EXPECT_EQ(a.state.kind, Kind::kCancelled);
+  f.sched->Shutdown();
+  EXPECT_EQ(f.runner->calls.back(), "scancel 801");
+}
+
+TEST(SlurmScheduler, CancelledByOthersIsAFailure) {
+  Fixture f("squeue");
+  Job a = f.Submit("900");
+  f.runner->Expect("squeue", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
+  f.runner->Expect("scontrol", 0, "JobId=900 JobState=CANCELLED Reason=None ExitCode=0:15 NodeList=vm\n");
+  f.Poll({&a});
+  EXPECT_EQ(a.state.kind, Kind::kFailed);
+  EXPECT_NE(a.state.reason.find("outside hetbench"), std::string::npos);
+}
+
+TEST(SlurmScheduler, MissingCommandsAreOneClearError) {
+  Fixture f("slurm");
+  f.runner->Missing("sbatch");
+  Status st = f.sched->Check();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("needs the command 'sbatch', which is not in PATH"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hb
