@@ -370,6 +370,26 @@ reference:
       << o.err;
 }
 
+TEST(E2E, MissingSchedulerCommandsAreOneErrorBeforeAnySubmission) {
+  std::string dir = TempDir();
+  Write(dir + "/site.yaml", R"(
+systems:
+  - name: cluster
+    hostnames: ['.*']
+    partitions:
+      - {name: batch, scheduler: slurm, launcher: srun, environs: [gnu]}
+environments:
+  - {name: gnu, cc: gcc}
+)");
+  Write(dir + "/t.yaml", "name: a\nexecutable: hostname\nparameters: {i: [1, 2, 3]}\n");
+  auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60, {{"PATH", dir + "/nothing-here"}});
+  EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+  EXPECT_EQ(o.err,
+            "hetbench: error: partition 'cluster:batch': scheduler 'slurm' needs the command 'sbatch', which is not "
+            "in PATH on this host (needed: sbatch, squeue, scontrol, scancel, sacct)\n");
+  EXPECT_FALSE(Exists(dir + "/stage"));
+}
+
 // ---- The command line.
 
 TEST(E2E, ListAndDetails) {

@@ -44,7 +44,7 @@ std::vector<std::string> Find(const std::string& dir, const std::string& pattern
   return out;
 }
 
-pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd) {
+pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd, const Env& env) {
   pid_t pid = fork();
   if (pid == 0) {
     sigset_t none;
@@ -62,6 +62,7 @@ pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     setenv("CI", "true", 1);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     execv(HETBENCH_BIN, argv.data());
     _exit(127);
   }
@@ -85,9 +86,9 @@ int WaitExit(pid_t pid, double timeout_s) {
   return 128 + WTERMSIG(status);
 }
 
-Output Hetbench(const std::vector<std::string>& args, const std::string& cwd, double timeout_s) {
+Output Hetbench(const std::vector<std::string>& args, const std::string& cwd, double timeout_s, const Env& env) {
   Output o;
-  pid_t pid = StartHetbench(args, cwd);
+  pid_t pid = StartHetbench(args, cwd, env);
   o.exit_code = WaitExit(pid, timeout_s);
   o.out = Read(cwd + "/hb.stdout");
   o.err = Read(cwd + "/hb.stderr");

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace e2e {
@@ -24,10 +25,12 @@ bool Exists(const std::string& path);
 std::vector<std::string> Find(const std::string& dir, const std::string& pattern);
 
 // Runs hetbench with `args` in `cwd`; kills it after timeout_s.
-Output Hetbench(const std::vector<std::string>& args, const std::string& cwd, double timeout_s = 120);
+using Env = std::vector<std::pair<std::string, std::string>>;
+Output Hetbench(const std::vector<std::string>& args, const std::string& cwd, double timeout_s = 120,
+                const Env& env = {});
 
 // Starts hetbench in the background, stdout/stderr to files in cwd.
-pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd);
+pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd, const Env& env = {});
 // Waits until `path` contains `text` (true) or timeout_s passes (false).
 bool WaitForText(const std::string& path, const std::string& text, double timeout_s);
 // Waits for a child started by StartHetbench; returns its exit code.
