@@ -26,6 +26,11 @@ MUNGED_EXE=/usr/sbin/munged
 MARIADBD_EXE=/usr/sbin/mariadbd
 MYSQL_SOCKET=/run/mysqld/mysqld.sock
 
+# Both scripts ignore SIGPIPE so that a closed stdout (`slurm-up | head -1`)
+# cannot stop them half-way; a message that cannot be written is dropped.
+trap '' PIPE
+note() { echo "${PROG:-slurm}: $*" 2>/dev/null || true; }
+
 # daemon_running NAME EXE: true if the daemon we recorded as NAME is alive.
 daemon_running() {
   local pidfile=$PID_DIR/$1.pid
@@ -46,10 +51,17 @@ start_daemon() {
   local name=$1 exe=$2
   shift 2
   mkdir -p "$PID_DIR" "$LOG_DIR"
-  start-stop-daemon --start --quiet --background \
-    --make-pidfile --pidfile "$PID_DIR/$name.pid" \
-    --output "$LOG_DIR/$name.out" \
-    --exec "$(readlink -f "$exe")" "$@"
+  # --startas runs the daemon under its usual name (/usr/sbin/slurmctld,
+  # not slurmctld-wlm): Slurm looks at its program name to know it is
+  # slurmctld, and slurmctld crashes with accounting when it does not.
+  # --exec (the real file) is what start-stop-daemon matches the PID to.
+  # (In a subshell with SIGPIPE back to default: the daemons, and the jobs
+  # slurmd starts, must not inherit our "ignore SIGPIPE".)
+  ( trap - PIPE
+    exec start-stop-daemon --start --quiet --background \
+      --make-pidfile --pidfile "$PID_DIR/$name.pid" \
+      --output "$LOG_DIR/$name.out" \
+      --startas "$exe" --exec "$(readlink -f "$exe")" "$@" )
   # The PID file is written by the forked child: wait until it is there.
   local i
   for i in $(seq 50); do
@@ -67,30 +79,90 @@ stop_daemon() {
   local name=$1 exe=$2 wait_s=${3:-20}
   local pidfile=$PID_DIR/$name.pid
   if [ -s "$pidfile" ] && daemon_running "$name" "$exe"; then
-    echo "${PROG:-slurm}: stopping $name (pid $(daemon_pid "$name"))"
+    note "stopping $name (pid $(daemon_pid "$name"))"
     start-stop-daemon --stop --quiet --oknodo --pidfile "$pidfile" \
       --exec "$(readlink -f "$exe")" --retry "TERM/$wait_s/KILL/5" || true
   fi
   rm -f "$pidfile"
 }
 
+# cancel_all_jobs: cancels every job of the cluster (needs slurmctld and
+# slurmd up) and waits up to 15 s for them to end.
+cancel_all_jobs() {
+  local jobs _
+  jobs=$(squeue -h -o %i -t PENDING,RUNNING,SUSPENDED,CONFIGURING 2>/dev/null || true)
+  [ -n "$jobs" ] || return 0
+  note "cancelling jobs" $jobs
+  # shellcheck disable=SC2086
+  scancel $jobs 2>/dev/null || true
+  for _ in $(seq 75); do
+    [ -z "$(squeue -h -o %i -t PENDING,RUNNING,SUSPENDED,CONFIGURING,COMPLETING 2>/dev/null)" ] && return 0
+    sleep 0.2
+  done
+}
+
 # slurmstepd_pids: PIDs of Slurm's per-job step daemons on this machine. Our
 # slurmd starts them; they outlive it, so slurm-down has to look for them.
 slurmstepd_pids() {
   local p exe
-  exe=$(readlink -f /usr/sbin/slurmstepd) || return 0
+  exe=$(readlink -f /usr/sbin/slurmstepd 2>/dev/null) || return 0
   for p in /proc/[0-9]*; do
     [ "$(readlink "$p/exe" 2>/dev/null)" = "$exe" ] && echo "${p#/proc/}"
   done
   return 0
 }
 
-# show_log_tails: the end of every log we know of (called on failure).
+# descendants PID...: the PIDs given and all their descendants.
+descendants() {
+  local -A children=()
+  local stat pid ppid rest queue=("$@") out=()
+  for stat in /proc/[0-9]*/stat; do
+    read -r pid _ rest <"$stat" 2>/dev/null || continue
+    rest=${rest##*) }            # skip "(comm)", which may contain spaces
+    ppid=$(cut -d' ' -f2 <<<"$rest")
+    children[$ppid]+=" $pid"
+  done
+  while [ ${#queue[@]} -gt 0 ]; do
+    pid=${queue[0]}
+    queue=("${queue[@]:1}")
+    out+=("$pid")
+    # shellcheck disable=SC2206
+    [ -n "${children[$pid]:-}" ] && queue+=(${children[$pid]})
+  done
+  echo "${out[@]}"
+}
+
+# kill_leftover_steps: step daemons that are still there once slurmd is
+# stopped belong to jobs nobody can cancel any more: stop them together
+# with the job processes under them (SIGTERM, then SIGKILL after 2 s).
+kill_leftover_steps() {
+  local steps procs
+  steps=$(slurmstepd_pids)
+  [ -n "$steps" ] || return 0
+  # shellcheck disable=SC2086
+  procs=$(descendants $steps)
+  note "stopping leftover job steps (pids $procs)"
+  # shellcheck disable=SC2086
+  kill -TERM $procs 2>/dev/null || true
+  sleep 2
+  # shellcheck disable=SC2086
+  kill -KILL $procs 2>/dev/null || true
+}
+
+# show_log_tails LINES [NAME...]: the end of the logs of those daemons (or
+# steps: apt, mariadb-install-db), of every daemon if none is named.
 show_log_tails() {
-  local f
-  for f in "$LOG_DIR"/*.log "$LOG_DIR"/*.out; do
+  local lines=$1 name f
+  shift
+  [ $# -gt 0 ] || set -- munged mariadb slurmdbd slurmctld slurmd
+  for name in "$@"; do
+    # A Slurm daemon writes the same lines to NAME.log and NAME.out; the
+    # .out file alone also has what it printed before opening its log.
+    for f in "$LOG_DIR/$name.out" "$LOG_DIR/$name.log"; do
+      [ -s "$f" ] && break
+    done
     [ -s "$f" ] || continue
-    echo "----- tail of $f -----" >&2
-    tail -n "${1:-15}" "$f" >&2
+    echo "----- last $lines lines of $f -----" >&2
+    tail -n "$lines" "$f" >&2
   done
 }

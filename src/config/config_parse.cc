@@ -45,6 +45,8 @@ const std::map<std::string, std::vector<std::string>>& KnownKeys() {
 const std::vector<std::string>& HetbenchKeys(const std::string& kind) {
   static const std::vector<std::string> kNone;
   static const std::vector<std::string> kEnvironment = {"image"};
+  static const std::vector<std::string> kPartition = {"launcher_options"};
+  if (kind == "partition") return kPartition;
   return kind == "environment" ? kEnvironment : kNone;
 }
 
@@ -275,7 +277,7 @@ Result<Partition> ParsePartition(const Fields& unnamed, const std::string& syste
   Fields f = unnamed.Named(what);
   s = FirstError({f.CheckKeys("partition"), RequireKey(f, "scheduler", what), RequireKey(f, "launcher", what),
                   f.Str("descr", &p.descr), f.Str("scheduler", &p.scheduler), f.Str("launcher", &p.launcher),
-                  f.List("access", &p.access), f.List("environs", &p.environs),
+                  f.List("access", &p.access), f.List("launcher_options", &p.launcher_options), f.List("environs", &p.environs),
                   f.List("features", &p.features), f.Modules(&p.modules),
                   f.List("prepare_cmds", &p.prepare_cmds), f.Env(&p.env_vars), f.Int("max_jobs", &p.max_jobs),
                   f.Duration("time_limit", &p.time_limit_s), f.Object("extras", &p.extras),

@@ -50,6 +50,7 @@ struct Partition {
   std::string name, descr;
   std::string scheduler = "local";
   std::string launcher = "local";
+  std::vector<std::string> launcher_options;  // hetbench: words after the launcher's own
   std::vector<std::string> access;
   std::vector<std::string> environs;
   std::vector<std::string> features;

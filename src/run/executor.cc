@@ -485,7 +485,7 @@ Status Executor::SubmitRun(Task* t) {
   std::string err;
   Scheduler* sched = SchedulerFor(*t->part, &err);
   if (!sched) return Status::Error(err);
-  auto launcher = MakeLauncher(t->part->launcher);
+  auto launcher = MakeLauncher(t->part->launcher, t->part->launcher_options);
   if (!launcher.ok()) return launcher.status();
 
   Job job;

@@ -183,10 +183,13 @@ void BatchScheduler::CheckPending(Job* job, Tracked* t, double now) {
   if (job->state.kind != JobState::Kind::kQueued || t->cancel_requested) return;
   std::vector<std::string> reasons =
       opts_.cancel_pending_reasons.empty() ? DefaultCancelReasons() : opts_.cancel_pending_reasons;
-  // The reason's first word: "ReqNodeNotAvail, UnavailableNodes:n1" -> "ReqNodeNotAvail".
-  std::string reason = Trim(t->pending_reason.substr(0, t->pending_reason.find_first_of(", ")));
-  bool hopeless = std::find(reasons.begin(), reasons.end(), reason) != reasons.end() &&
-                  !(opts_.ignore_reqnodenotavail && reason == "ReqNodeNotAvail");
+  // A listed reason matches the start of the scheduler's reason:
+  // "ReqNodeNotAvail" matches "ReqNodeNotAvail, UnavailableNodes:n1",
+  // "Can Never Run" matches PBS's "Can Never Run: ...".
+  const std::string& reason = t->pending_reason;
+  bool hopeless = std::any_of(reasons.begin(), reasons.end(), [&](const std::string& r) {
+    return !r.empty() && StartsWith(reason, r) && !(opts_.ignore_reqnodenotavail && r == "ReqNodeNotAvail");
+  });
   bool too_long = job->max_pending_time_s > 0 && t->pending_since > 0 && now - t->pending_since > job->max_pending_time_s;
   if (!hopeless && !too_long) return;
   (void)runner_->Run(CancelCommand({job->id}), opts_.query_timeout);

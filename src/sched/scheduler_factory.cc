@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sched/local_scheduler.h"
+#include "sched/pbs.h"
 #include "sched/slurm.h"
 #include "util/strings.h"
 
@@ -12,7 +13,7 @@ namespace {
 
 // Backends hetbench knows by name but has not built yet.
 const std::vector<std::string>& PlannedSchedulers() {
-  static const std::vector<std::string> kPlanned = {"pbs", "pbspro", "torque", "sge", "k8s", "kubernetes"};
+  static const std::vector<std::string> kPlanned = {"sge", "k8s", "kubernetes"};
   return kPlanned;
 }
 
@@ -20,7 +21,7 @@ const std::vector<std::string>& PlannedSchedulers() {
 
 const std::vector<std::string>& SchedulerNames() {
   static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names = {"local", "slurm", "squeue"};
+    std::vector<std::string> names = {"local", "slurm", "squeue", "pbs", "pbspro", "torque"};
     names.insert(names.end(), PlannedSchedulers().begin(), PlannedSchedulers().end());
     return names;
   }();
@@ -29,11 +30,14 @@ const std::vector<std::string>& SchedulerNames() {
 
 Result<std::unique_ptr<Scheduler>> MakeScheduler(const std::string& name, const nlohmann::json& sched_options) {
   if (name == "local") return std::unique_ptr<Scheduler>(std::make_unique<LocalScheduler>());
-  if (name == "slurm" || name == "squeue") {
+  if (name == "slurm" || name == "squeue" || name == "pbs" || name == "pbspro" || name == "torque") {
     auto opts = ParseBatchOptions(sched_options);
     if (!opts.ok()) return opts.status();
+    if (name == "slurm" || name == "squeue")
+      return std::unique_ptr<Scheduler>(
+          std::make_unique<SlurmScheduler>(name, MakeSystemCommandRunner(), std::move(opts.value())));
     return std::unique_ptr<Scheduler>(
-        std::make_unique<SlurmScheduler>(name, MakeSystemCommandRunner(), std::move(opts.value())));
+        std::make_unique<PbsScheduler>(name, MakeSystemCommandRunner(), std::move(opts.value())));
   }
   const auto& planned = PlannedSchedulers();
   if (std::find(planned.begin(), planned.end(), name) != planned.end()) {

@@ -1,7 +1,7 @@
-// MakeScheduler: the Scheduler a partition names. Knows `local`, `slurm` and `squeue`; the
-// other backends hetbench knows by ReFrame's names (slurm, squeue, pbs,
-// pbspro, torque, sge) and k8s answer "not available in this build yet"
-// until their files land here. Stateless; thread-safe.
+// MakeScheduler: the Scheduler a partition names: `local`, `slurm`,
+// `squeue`, `pbs`, `pbspro` and `torque` (ReFrame's names). `sge` and `k8s`
+// answer "not available in this build yet" until their files land here.
+// Stateless; thread-safe.
 #pragma once
 
 #include <memory>

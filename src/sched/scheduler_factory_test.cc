@@ -20,6 +20,16 @@ TEST(MakeScheduler, KnowsLocalAndNamesTheRest) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "sched_options: 'job_submit_timeout' must be a number of seconds >= 0");
 
+  for (const char* pbs : {"pbs", "pbspro", "torque"}) {
+    auto s = MakeScheduler(pbs, {{"lost_after", 120}});
+    ASSERT_TRUE(s.ok()) << s.status().str();
+    EXPECT_EQ((*s)->name(), pbs);
+  }
+  Job job;
+  job.name = "hb_x";
+  EXPECT_EQ((*MakeScheduler("torque"))->Directives(job).front(), "#PBS -N hb_x");
+  EXPECT_FALSE(MakeScheduler("pbs", {{"lost_after", "later"}}).ok());
+
   auto sge = MakeScheduler("sge");
   ASSERT_FALSE(sge.ok());
   EXPECT_EQ(sge.status().message(), "scheduler 'sge' is not available in this build yet");
