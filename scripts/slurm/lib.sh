@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # (variables used by the scripts)
 # Shared by scripts/slurm-up and scripts/slurm-down (sourced, not run).
 #
 # Every daemon of the test cluster is started through start-stop-daemon
@@ -63,8 +64,8 @@ start_daemon() {
       --output "$LOG_DIR/$name.out" \
       --startas "$exe" --exec "$(readlink -f "$exe")" "$@" )
   # The PID file is written by the forked child: wait until it is there.
-  local i
-  for i in $(seq 50); do
+  local _
+  for _ in $(seq 50); do
     [ -s "$PID_DIR/$name.pid" ] && return 0
     sleep 0.1
   done
@@ -92,7 +93,7 @@ cancel_all_jobs() {
   local jobs _
   jobs=$(squeue -h -o %i -t PENDING,RUNNING,SUSPENDED,CONFIGURING 2>/dev/null || true)
   [ -n "$jobs" ] || return 0
-  note "cancelling jobs" $jobs
+  note "cancelling jobs ${jobs//$'\n'/ }"
   # shellcheck disable=SC2086
   scancel $jobs 2>/dev/null || true
   for _ in $(seq 75); do
@@ -104,22 +105,23 @@ cancel_all_jobs() {
 # slurmstepd_pids: PIDs of Slurm's per-job step daemons on this machine. Our
 # slurmd starts them; they outlive it, so slurm-down has to look for them.
 slurmstepd_pids() {
-  local p exe
+  local exe
   exe=$(readlink -f /usr/sbin/slurmstepd 2>/dev/null) || return 0
-  for p in /proc/[0-9]*; do
-    [ "$(readlink "$p/exe" 2>/dev/null)" = "$exe" ] && echo "${p#/proc/}"
-  done
+  find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$exe" 2>/dev/null |
+    sed 's|^/proc/\([0-9]*\)/exe$|\1|'
   return 0
 }
 
 # descendants PID...: the PIDs given and all their descendants.
 descendants() {
   local -A children=()
-  local stat pid ppid rest queue=("$@") out=()
+  local stat line pid ppid queue=("$@") out=()
+  local -a fields
   for stat in /proc/[0-9]*/stat; do
-    read -r pid _ rest <"$stat" 2>/dev/null || continue
-    rest=${rest##*) }            # skip "(comm)", which may contain spaces
-    ppid=$(cut -d' ' -f2 <<<"$rest")
+    read -r line <"$stat" 2>/dev/null || continue
+    pid=${line%% *}
+    read -ra fields <<<"${line##*) }"   # after "(comm)", which may hold spaces
+    ppid=${fields[1]}
     children[$ppid]+=" $pid"
   done
   while [ ${#queue[@]} -gt 0 ]; do

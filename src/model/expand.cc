@@ -109,9 +109,22 @@ std::vector<StringPairs> ParameterProduct(const TestSpec& s) {
   return out;
 }
 
+// A value as shown in names: control characters written as escapes, so a
+// name stays on one line in the console, reports and perflogs.
+std::string Printable(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else out += c;
+  }
+  return out;
+}
+
 std::string DisplayName(const TestSpec& s, const StringPairs& params) {
   std::string n = s.name;
-  for (const auto& [k, v] : params) n += " %" + k + "=" + v;
+  for (const auto& [k, v] : params) n += " %" + k + "=" + Printable(v);
   return n;
 }
 
@@ -195,7 +208,7 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
           c.display_name = dn;
           std::string where = p.system + ":" + p.partition + "+" + e.name;
           c.id = s->name;
-          for (const auto& [k, v] : params) c.id += "%" + k + "=" + v;
+          for (const auto& [k, v] : params) c.id += "%" + k + "=" + Printable(v);
           c.id += "@" + where;
           for (const auto& d : s->depends_on) {
             auto it = by_target.find(d + "@" + where);

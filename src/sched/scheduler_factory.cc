@@ -4,6 +4,7 @@
 
 #include "sched/local_scheduler.h"
 #include "sched/pbs.h"
+#include "sched/sge.h"
 #include "sched/slurm.h"
 #include "util/strings.h"
 
@@ -13,7 +14,7 @@ namespace {
 
 // Backends hetbench knows by name but has not built yet.
 const std::vector<std::string>& PlannedSchedulers() {
-  static const std::vector<std::string> kPlanned = {"sge", "k8s", "kubernetes"};
+  static const std::vector<std::string> kPlanned = {"k8s", "kubernetes"};
   return kPlanned;
 }
 
@@ -21,7 +22,7 @@ const std::vector<std::string>& PlannedSchedulers() {
 
 const std::vector<std::string>& SchedulerNames() {
   static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names = {"local", "slurm", "squeue", "pbs", "pbspro", "torque"};
+    std::vector<std::string> names = {"local", "slurm", "squeue", "pbs", "pbspro", "torque", "sge"};
     names.insert(names.end(), PlannedSchedulers().begin(), PlannedSchedulers().end());
     return names;
   }();
@@ -30,9 +31,15 @@ const std::vector<std::string>& SchedulerNames() {
 
 Result<std::unique_ptr<Scheduler>> MakeScheduler(const std::string& name, const nlohmann::json& sched_options) {
   if (name == "local") return std::unique_ptr<Scheduler>(std::make_unique<LocalScheduler>());
-  if (name == "slurm" || name == "squeue" || name == "pbs" || name == "pbspro" || name == "torque") {
+  if (name == "slurm" || name == "squeue" || name == "pbs" || name == "pbspro" || name == "torque" || name == "sge") {
     auto opts = ParseBatchOptions(sched_options);
     if (!opts.ok()) return opts.status();
+    if (name == "sge") {
+      auto pe = ParseSgeParallelEnv(sched_options);
+      if (!pe.ok()) return pe.status();
+      return std::unique_ptr<Scheduler>(
+          std::make_unique<SgeScheduler>(MakeSystemCommandRunner(), std::move(opts.value()), *pe));
+    }
     if (name == "slurm" || name == "squeue")
       return std::unique_ptr<Scheduler>(
           std::make_unique<SlurmScheduler>(name, MakeSystemCommandRunner(), std::move(opts.value())));

@@ -30,9 +30,18 @@ TEST(MakeScheduler, KnowsLocalAndNamesTheRest) {
   EXPECT_EQ((*MakeScheduler("torque"))->Directives(job).front(), "#PBS -N hb_x");
   EXPECT_FALSE(MakeScheduler("pbs", {{"lost_after", "later"}}).ok());
 
-  auto sge = MakeScheduler("sge");
-  ASSERT_FALSE(sge.ok());
-  EXPECT_EQ(sge.status().message(), "scheduler 'sge' is not available in this build yet");
+  auto sge = MakeScheduler("sge", {{"pe", "smp"}, {"lost_after", 120}});
+  ASSERT_TRUE(sge.ok()) << sge.status().str();
+  EXPECT_EQ((*sge)->name(), "sge");
+  job.num_tasks = 2;
+  EXPECT_EQ((*sge)->Directives(job).back(), "#$ -pe smp 2");
+  EXPECT_EQ(MakeScheduler("sge", {{"pe", 2}}).status().message(),
+            "sched_options: 'pe' must be the name of a parallel environment (e.g. smp)");
+  EXPECT_FALSE(MakeScheduler("sge", {{"lost_after", "later"}}).ok());
+
+  auto k8s = MakeScheduler("k8s");
+  ASSERT_FALSE(k8s.ok());
+  EXPECT_EQ(k8s.status().message(), "scheduler 'k8s' is not available in this build yet");
 
   auto typo = MakeScheduler("lcoal");
   ASSERT_FALSE(typo.ok());

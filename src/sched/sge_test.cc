@@ -1,0 +1,798 @@
+#include "sched/sge.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sched/command_runner_fake.h"
+
+namespace hb {
+namespace {
+
+using Kind = JobState::Kind;
+
+// ---- What Grid Engine 8.1.9 printed on the test cluster (scripts/sge-up).
+
+// `qstat -xml -u root`: a running job, one being deleted (dr), a suspended
+// one (s), one waiting for 64 slots of PE smp, one in error state (its -wd
+// does not exist) and one on hold. (Two captures, a second apart, joined.)
+const char* kQstatXml = R"(<?xml version='1.0'?>
+<job_info  xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/qstat.xsd">
+  <queue_info>
+    <job_list state="running">
+      <JB_job_number>39</JB_job_number>
+      <JAT_prio>0.25000</JAT_prio>
+      <JB_name>hb_cap</JB_name>
+      <JB_owner>root</JB_owner>
+      <state>r</state>
+      <JAT_start_time>2026-11-30T08:49:15</JAT_start_time>
+      <queue_name>all.q@vm</queue_name>
+      <slots>1</slots>
+    </job_list>
+    <job_list state="running">
+      <JB_job_number>63</JB_job_number>
+      <JAT_prio>0.50000</JAT_prio>
+      <JB_name>hb_quoted</JB_name>
+      <JB_owner>root</JB_owner>
+      <state>dr</state>
+      <JAT_start_time>2026-11-30T08:50:55</JAT_start_time>
+      <queue_name>all.q@vm</queue_name>
+      <slots>2</slots>
+    </job_list>
+    <job_list state="running">
+      <JB_job_number>64</JB_job_number>
+      <JAT_prio>0.25000</JAT_prio>
+      <JB_name>hb_quoted</JB_name>
+      <JB_owner>root</JB_owner>
+      <state>s</state>
+      <JAT_start_time>2026-11-30T08:50:56</JAT_start_time>
+      <queue_name>all.q@vm</queue_name>
+      <slots>2</slots>
+    </job_list>
+  </queue_info>
+  <job_info>
+    <job_list state="pending">
+      <JB_job_number>43</JB_job_number>
+      <JAT_prio>0.75000</JAT_prio>
+      <JB_name>hb_cap</JB_name>
+      <JB_owner>root</JB_owner>
+      <state>qw</state>
+      <JB_submission_time>2026-11-30T08:49:18</JB_submission_time>
+      <queue_name></queue_name>
+      <slots>64</slots>
+    </job_list>
+    <job_list state="pending">
+      <JB_job_number>44</JB_job_number>
+      <JAT_prio>0.25000</JAT_prio>
+      <JB_name>hb_cap</JB_name>
+      <JB_owner>root</JB_owner>
+      <state>Eqw</state>
+      <JB_submission_time>2026-11-30T08:49:18</JB_submission_time>
+      <queue_name></queue_name>
+      <slots>1</slots>
+    </job_list>
+    <job_list state="pending">
+      <JB_job_number>42</JB_job_number>
+      <JAT_prio>0.00000</JAT_prio>
+      <JB_name>hb_cap</JB_name>
+      <JB_owner>root</JB_owner>
+      <state>hqw</state>
+      <JB_submission_time>2026-11-30T08:49:17</JB_submission_time>
+      <queue_name></queue_name>
+      <slots>1</slots>
+    </job_list>
+  </job_info>
+</job_info>
+)";
+
+// No job at all.
+const char* kQstatXmlEmpty = R"(<?xml version='1.0'?>
+<job_info  xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/qstat.xsd">
+  <queue_info>
+  </queue_info>
+  <job_info>
+  </job_info>
+</job_info>
+)";
+
+// A held array job (qsub -t 1-3 -h): one entry for its pending tasks.
+const char* kQstatXmlArray = R"(<?xml version='1.0'?>
+<job_info  xmlns:xsd="http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/qstat.xsd">
+  <queue_info>
+  </queue_info>
+  <job_info>
+    <job_list state="pending">
+      <JB_job_number>75</JB_job_number>
+      <JAT_prio>0.00000</JAT_prio>
+      <JB_name>hb_cap</JB_name>
+      <JB_owner>root</JB_owner>
+      <state>hqw</state>
+      <JB_submission_time>2026-11-30T08:55:14</JB_submission_time>
+      <queue_name></queue_name>
+      <slots>1</slots>
+      <tasks>1-3:1</tasks>
+    </job_list>
+  </job_info>
+</job_info>
+)";
+
+// `qstat -j 72,46,47` (long lines such as sge_o_path left out): a job
+// that cannot get its resources, one in Eqw, one on hold.
+const char* kQstatDetails =
+    "==============================================================\n"
+    "job_number:                 72\n"
+    "exec_file:                  job_scripts/72\n"
+    "submission_time:            Mon Nov 30 08:52:52 2026\n"
+    "owner:                      root\n"
+    "uid:                        0\n"
+    "sge_o_workdir:              /tmp/sgecap\n"
+    "cwd:                        /tmp/sgecap\n"
+    "hard resource_list:         mem_free=1000G\n"
+    "job_name:                   hb_cap\n"
+    "script_file:                job.sh\n"
+    "parallel environment:  smp range: 64\n"
+    "binding:                    NONE\n"
+    "job_type:                   NONE\n"
+    "scheduling info:            (-l mem_free=1000G) cannot run in queue \"vm\" because it offers only "
+    "hl:mem_free=23.246G\n"
+    "                            cannot run in PE \"smp\" because it only offers 0 slots\n"
+    "==============================================================\n"
+    "job_number:                 46\n"
+    "exec_file:                  job_scripts/46\n"
+    "submission_time:            Mon Nov 30 08:50:16 2026\n"
+    "owner:                      root\n"
+    "cwd:                        /nonexistent\n"
+    "stderr_path_list:           NONE:NONE:/tmp/sgecap/err.txt\n"
+    "job_name:                   hb_cap\n"
+    "shell_list:                 NONE:/bin/bash\n"
+    "script_file:                job.sh\n"
+    "binding:                    NONE\n"
+    "job_type:                   NONE\n"
+    "error reason          1:      11/30/2026 08:50:17 [0:25841]: error: can't chdir to /nonexistent: No such "
+    "file or directory\n"
+    "scheduling info:            Job is in error state\n"
+    "==============================================================\n"
+    "job_number:                 47\n"
+    "exec_file:                  job_scripts/47\n"
+    "job_name:                   hb_cap\n"
+    "binding:                    NONE\n"
+    "job_type:                   NONE\n"
+    "scheduling info:            Job is in hold state\n";
+
+// The keys of a qacct record after exit_status (8.1.9).
+const char* kQacctTail =
+    "ru_wallclock 1s\n"
+    "ru_utime     0.032s\n"
+    "ru_stime     0.026s\n"
+    "ru_maxrss    4.773KB\n"
+    "ru_ixrss     0.000B\n"
+    "ru_ismrss    0.000B\n"
+    "ru_idrss     0.000B\n"
+    "ru_isrss     0.000B\n"
+    "ru_minflt    425                 \n"
+    "ru_majflt    2                   \n"
+    "ru_nswap     0                   \n"
+    "ru_inblock   72                  \n"
+    "ru_oublock   8                   \n"
+    "ru_msgsnd    0                   \n"
+    "ru_msgrcv    0                   \n"
+    "ru_nsignals  0                   \n"
+    "ru_nvcsw     6                   \n"
+    "ru_nivcsw    8                   \n"
+    "cpu          0.058s\n"
+    "mem          60.817KBs\n"
+    "io           24.117KB\n"
+    "iow          0.000s\n"
+    "maxvmem      4.695MB\n"
+    "arid         undefined\n"
+    "ar_sub_time  undefined\n"
+    "category     NONE\n";
+
+// A qacct record: `qacct -j 40` (a script exiting 3) with the given job
+// number, times and failed / exit_status lines.
+std::string Acct(const std::string& id, const std::string& failed, const std::string& exit_status,
+                 const std::string& start = "Mon Nov 30 08:49:16 2026",
+                 const std::string& end = "Mon Nov 30 08:49:17 2026") {
+  return "==============================================================\n"
+         "qname        all.q               \n"
+         "hostname     vm                  \n"
+         "group        root                \n"
+         "owner        root                \n"
+         "project      NONE                \n"
+         "department   defaultdepartment   \n"
+         "jobname      hb_cap              \n"
+         "jobnumber    " + id + "                  \n"
+         "taskid       undefined\n"
+         "account      sge                 \n"
+         "priority     0                   \n"
+         "qsub_time    Mon Nov 30 08:49:15 2026\n"
+         "start_time   " + start + "\n"
+         "end_time     " + end + "\n"
+         "granted_pe   NONE                \n"
+         "slots        1                   \n"
+         "failed       " + failed + "\n"
+         "exit_status  " + exit_status + "\n" + kQacctTail;
+}
+
+// The real failed / exit_status lines.
+const char* kExit3 = "3                   ";
+const char* kOk = "0    ";
+const char* kH_rt = "37  : qmaster enforced h_rt, h_cpu, or h_vmem limit";
+const char* kQdel = "100 : assumedly after job";
+const char* kKilled = "137                  (Killed)";
+const char* kNoCwd = "28  : changing into working directory";
+const char* kResched = "25  : rescheduling";
+
+// What qacct prints when no record matches (rc 0), and its errors.
+const char* kQacctNone =
+    "OWNER     WALLCLOCK         UTIME         STIME           CPU             MEMORY                 IO    "
+    "            IOW\n"
+    "=============================================================================================================="
+    "========\n";
+const char* kCommlib = "error: commlib error: got select error (Connection refused)\n"
+                       "error: unable to send message to qmaster using port 6444 on host \"vm\": got send error\n";
+
+// ---- Pure functions.
+
+TEST(SgeState, EveryStateIsMapped) {
+  struct Case {
+    const char* state;
+    Kind kind;
+  } cases[] = {
+      {"qw", Kind::kQueued},     {"hqw", Kind::kQueued},   {"hRwq", Kind::kQueued},  {"Rq", Kind::kQueued},
+      {"t", Kind::kStarting},    {"Rt", Kind::kStarting},  {"r", Kind::kRunning},    {"Rr", Kind::kRunning},
+      {"hr", Kind::kRunning},    {"dr", Kind::kRunning},   {"dt", Kind::kRunning},   {"dRr", Kind::kRunning},
+      {"ds", Kind::kRunning},    {"Eqw", Kind::kFailed},   {"Ehqw", Kind::kFailed},  {"EhRqw", Kind::kFailed},
+      {"s", Kind::kQueued},      {"S", Kind::kQueued},     {"T", Kind::kQueued},     {"ts", Kind::kQueued},
+      {"Rs", Kind::kQueued},     {"tT", Kind::kQueued},    {"z", Kind::kNone},       {"Q", Kind::kQueued},
+  };
+  for (const auto& c : cases) EXPECT_EQ(SgeJobState(c.state).kind, c.kind) << c.state;
+  EXPECT_EQ(SgeJobState("qw").reason, "qw");
+  EXPECT_EQ(SgeJobState("hqw").reason, "held (hqw)");
+  EXPECT_EQ(SgeJobState("s").reason, "suspended (s)");
+  EXPECT_EQ(SgeJobState("dr").reason, "being deleted (dr)");
+  EXPECT_EQ(SgeJobState("Eqw").reason, "error state (Eqw)");
+  EXPECT_EQ(SgeJobState("Q").reason, "Grid Engine state 'Q'");
+}
+
+TEST(SgeParse, QstatXml) {
+  auto jobs = ParseQstatXml(kQstatXml);
+  ASSERT_TRUE(jobs.ok()) << jobs.status().str();
+  ASSERT_EQ(jobs->size(), 6u);
+  EXPECT_EQ((*jobs)[0].id, "39");
+  EXPECT_EQ((*jobs)[0].state, "r");
+  EXPECT_EQ((*jobs)[0].queue, "all.q@vm");
+  EXPECT_EQ((*jobs)[0].start, "2026-11-30T08:49:15");
+  EXPECT_EQ((*jobs)[1].state, "dr");
+  EXPECT_EQ((*jobs)[3].id, "43");
+  EXPECT_EQ((*jobs)[3].queue, "");
+  EXPECT_EQ((*jobs)[4].state, "Eqw");
+  EXPECT_TRUE(ParseQstatXml(kQstatXmlEmpty)->empty());
+  EXPECT_EQ(ParseQstatXml(kQstatXmlArray)->at(0).id, "75");
+
+  // Entities, self-closing tags, comments.
+  auto odd = ParseQstatXml(
+      "<?xml version='1.0'?><!-- x --><job_info><queue_info><job_list state=\"running\"><JB_job_number>7"
+      "</JB_job_number><JB_name>a&amp;b&#60;</JB_name><state>r</state><queue_name/></job_list>"
+      "<job_list><state>r</state></job_list></queue_info></job_info>");
+  ASSERT_TRUE(odd.ok()) << odd.status().str();
+  ASSERT_EQ(odd->size(), 1u);  // the entry without a job number is left out
+  EXPECT_EQ(odd->at(0).queue, "");
+
+  // Malformed or truncated: errors, never a crash.
+  std::string xml = kQstatXml;
+  for (size_t cut : {size_t{0}, size_t{10}, xml.size() / 3, xml.size() / 2, xml.size() - 12, xml.size() - 2}) {
+    auto r = ParseQstatXml(xml.substr(0, cut));
+    EXPECT_FALSE(r.ok()) << "cut at " << cut;
+  }
+  EXPECT_FALSE(ParseQstatXml("error: commlib error: got select error (Connection refused)\n").ok());
+  EXPECT_FALSE(ParseQstatXml("<job_info><job_list></job_info></job_list>").ok());
+  EXPECT_FALSE(ParseQstatXml("<job_info></job_info><job_info></job_info>").ok());
+  EXPECT_EQ(ParseQstatXml("<detailed_job_info></detailed_job_info>").status().message(),
+            "XML whose document element is <detailed_job_info>, not <job_info>");
+  EXPECT_EQ(ParseQstatXml(xml.substr(0, xml.size() / 2)).status().message(), "XML cut short inside <job_list>");
+  EXPECT_FALSE(ParseQstatXml("<job_info><job_list <").ok());
+  EXPECT_FALSE(ParseQstatXml(std::string("<job_info>\0\x01\xff</job_info", 21)).ok());
+}
+
+TEST(SgeParse, QstatDetails) {
+  auto d = ParseQstatDetails(kQstatDetails);
+  ASSERT_EQ(d.size(), 3u);
+  EXPECT_EQ(d["72"].scheduling_info,
+            "(-l mem_free=1000G) cannot run in queue \"vm\" because it offers only hl:mem_free=23.246G; "
+            "cannot run in PE \"smp\" because it only offers 0 slots");
+  EXPECT_EQ(d["72"].error_reason, "");
+  EXPECT_EQ(d["46"].error_reason, "error: can't chdir to /nonexistent: No such file or directory");
+  EXPECT_EQ(d["46"].scheduling_info, "Job is in error state");
+  EXPECT_EQ(d["47"].scheduling_info, "Job is in hold state");
+  EXPECT_TRUE(ParseQstatDetails("Following jobs do not exist: \n99999\n").empty());
+  EXPECT_TRUE(ParseQstatDetails("").empty());
+}
+
+TEST(SgeParse, Qacct) {
+  auto one = ParseQacct(Acct("40", kOk, kExit3));
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].id, "40");
+  EXPECT_EQ(one[0].task, "undefined");
+  EXPECT_EQ(one[0].host, "vm");
+  EXPECT_EQ(one[0].failed, 0);
+  EXPECT_EQ(one[0].exit_status, 3);
+  EXPECT_EQ(one[0].end_time - one[0].start_time, 1);
+
+  auto many = ParseQacct(Acct("62", kH_rt, kKilled) + Acct("63", kQdel, kKilled) +
+                         Acct("44", kNoCwd, "0                   ", "-/-", "-/-"));
+  ASSERT_EQ(many.size(), 3u);
+  EXPECT_EQ(many[0].failed, 37);
+  EXPECT_EQ(many[0].failed_text, "qmaster enforced h_rt, h_cpu, or h_vmem limit");
+  EXPECT_EQ(many[0].exit_status, 137);
+  EXPECT_EQ(many[1].failed, 100);
+  EXPECT_EQ(many[1].failed_text, "assumedly after job");
+  EXPECT_EQ(many[2].failed_text, "changing into working directory");
+  EXPECT_EQ(many[2].start_time, 0);
+
+  // Cut short before the keys after exit_status: "137" may have been cut.
+  std::string rec = Acct("62", kH_rt, kKilled);
+  EXPECT_TRUE(ParseQacct(rec.substr(0, rec.find("exit_status") + 15)).empty());
+  EXPECT_TRUE(ParseQacct(kQacctNone).empty());
+  EXPECT_TRUE(ParseQacct("error: job id 99 not found\n").empty());
+  EXPECT_TRUE(ParseQacct("=====\nfailed\nexit_status\nru_wallclock 1s\n").empty());
+}
+
+TEST(SgeParse, AccountingStates) {
+  auto state = [](const char* failed, const char* exit) { return SgeAccountingState(ParseQacct(Acct("1", failed, exit))[0]); };
+  EXPECT_EQ(state(kOk, kExit3).kind, Kind::kCompleted);
+  EXPECT_EQ(state(kOk, kExit3).exit_code, 3);
+  EXPECT_EQ(state(kOk, kOk).exit_code, 0);
+  EXPECT_EQ(state(kH_rt, kKilled).kind, Kind::kTimeout);
+  EXPECT_EQ(state(kH_rt, kKilled).reason,
+            "time limit exceeded (qacct: failed 37 : qmaster enforced h_rt, h_cpu, or h_vmem limit)");
+  EXPECT_EQ(state(kQdel, kKilled).kind, Kind::kCancelled);
+  EXPECT_EQ(state(kQdel, "1 ").kind, Kind::kFailed);
+  EXPECT_EQ(state(kQdel, "1 ").reason, "qacct: failed 100 : assumedly after job, exit_status 1");
+  EXPECT_EQ(state(kNoCwd, kOk).kind, Kind::kFailed);
+  EXPECT_EQ(state(kNoCwd, kOk).reason, "qacct: failed 28 : changing into working directory");
+  EXPECT_EQ(state(kResched, kOk).kind, Kind::kNone);
+}
+
+TEST(SgeParse, Times) {
+  double a = ParseSgeTime("Mon Nov 30 08:50:55 2026");
+  EXPECT_GT(a, 0);
+  EXPECT_EQ(ParseSgeTime("2026-11-30T08:50:55"), a);
+  EXPECT_EQ(QacctTime(a), "202611300850.55");
+  EXPECT_EQ(ParseSgeTime("-/-"), 0);
+  EXPECT_EQ(ParseSgeTime(""), 0);
+}
+
+TEST(SgeParse, ParallelEnvOption) {
+  EXPECT_EQ(*ParseSgeParallelEnv(nlohmann::json::object()), "");
+  EXPECT_EQ(*ParseSgeParallelEnv({{"pe", "smp"}, {"lost_after", 10}}), "smp");
+  EXPECT_FALSE(ParseSgeParallelEnv({{"pe", 4}}).ok());
+  EXPECT_FALSE(ParseSgeParallelEnv({{"pe", "smp 4"}}).ok());
+}
+
+// ---- The scheduler over a fake runner, polling on every call.
+
+struct Fixture {
+  FakeCommandRunner* runner;
+  std::unique_ptr<SgeScheduler> sched;
+  explicit Fixture(BatchOptions o = {}, const std::string& pe = "") {
+    o.min_poll_interval = 0.0001;
+    o.max_poll_interval = 0.0001;
+    auto r = std::make_unique<FakeCommandRunner>();
+    runner = r.get();
+    sched = std::make_unique<SgeScheduler>(std::move(r), o, pe);
+  }
+  Job Submit(const std::string& id) {
+    runner->Expect("qsub", 0, id + "\n");
+    Job j;
+    j.name = "hb_t";
+    j.script_path = "/s/hb_job.sh";
+    EXPECT_TRUE(sched->Submit(&j).ok());
+    EXPECT_EQ(j.id, id);
+    return j;
+  }
+  void Poll(std::vector<Job*> jobs) {
+    usleep(1000);
+    sched->Poll(jobs);
+  }
+  int Count(const std::string& program) {
+    auto it = runner->counts().find(program);
+    return it == runner->counts().end() ? 0 : it->second;
+  }
+};
+
+// `qstat -xml` listing jobs in the given states, in 8.1.9's layout.
+std::string QstatXml(const std::vector<std::pair<std::string, std::string>>& jobs) {
+  std::string running, pending;
+  for (const auto& [id, state] : jobs) {
+    bool queued = state.find_first_of("qw") != std::string::npos;
+    std::string entry = std::string("    <job_list state=\"") + (queued ? "pending" : "running") +
+                        "\">\n      <JB_job_number>" + id +
+                        "</JB_job_number>\n      <JAT_prio>0.25000</JAT_prio>\n      <JB_name>hb_t</JB_name>\n"
+                        "      <JB_owner>root</JB_owner>\n      <state>" + state + "</state>\n" +
+                        (queued ? "      <JB_submission_time>2026-11-30T08:49:18</JB_submission_time>\n"
+                                  "      <queue_name></queue_name>\n"
+                                : "      <JAT_start_time>2026-11-30T08:49:15</JAT_start_time>\n"
+                                  "      <queue_name>all.q@vm</queue_name>\n") +
+                        "      <slots>1</slots>\n    </job_list>\n";
+    (queued ? pending : running) += entry;
+  }
+  return "<?xml version='1.0'?>\n<job_info  xmlns:xsd=\"http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/"
+         "resources/schemas/qstat/qstat.xsd\">\n  <queue_info>\n" + running +
+         "  </queue_info>\n  <job_info>\n" + pending + "  </job_info>\n</job_info>\n";
+}
+
+Job BenchJob() {
+  Job j;
+  j.name = "hb_stream";
+  j.workdir = "/s";
+  j.num_tasks = 4;
+  j.num_cpus_per_task = 2;
+  j.time_limit_s = 5400;
+  j.stdout_path = "/s/hb_job.out";
+  j.stderr_path = "/s/hb_job.err";
+  return j;
+}
+
+TEST(SgeScheduler, DirectivesAsReFrame) {
+  Fixture f;
+  Job j = BenchJob();
+  j.options = {"-q debug.q", "-P proj", "#DW jobdw", "-l gpu=2"};
+  EXPECT_EQ(f.sched->Directives(j), (std::vector<std::string>{
+                                        "#$ -N \"hb_stream\"",
+                                        "#$ -o /s/hb_job.out",
+                                        "#$ -e /s/hb_job.err",
+                                        "#$ -wd /s",
+                                        "#$ -S /bin/bash",
+                                        "#$ -l h_rt=1:30:0",
+                                        "#$ -q debug.q",
+                                        "#$ -P proj",
+                                        "#DW jobdw",
+                                        "#$ -l gpu=2",
+                                    }));
+  Fixture pe({}, "smp");
+  j.options = {};
+  j.time_limit_s = 5;
+  auto d = pe.sched->Directives(j);
+  EXPECT_EQ(d[5], "#$ -l h_rt=0:0:5");
+  EXPECT_EQ(d[6], "#$ -pe smp 8");  // 4 tasks x 2 CPUs
+  Job one;
+  one.name = "x";
+  EXPECT_EQ(pe.sched->Directives(one), (std::vector<std::string>{"#$ -N \"x\"", "#$ -S /bin/bash", "#$ -pe smp 1"}));
+}
+
+TEST(SgeScheduler, SubmitsWithQsubTerse) {
+  Fixture f;
+  Job j = BenchJob();
+  j.script_path = "/s/hb_job.sh";
+  f.runner->Expect("qsub", 0, "4\n");
+  ASSERT_TRUE(f.sched->Submit(&j).ok());
+  EXPECT_EQ(j.id, "4");
+  EXPECT_EQ(f.runner->calls.back(), "qsub -terse /s/hb_job.sh");
+  EXPECT_EQ(j.state.kind, Kind::kQueued);
+  f.runner->Expect("qsub", 0, "6.1-3:1\n");  // an array job
+  ASSERT_TRUE(f.sched->Submit(&j).ok());
+  EXPECT_EQ(j.id, "6");
+  f.runner->Expect("qsub", 0, "Your job 7 (\"hb_stream\") has been submitted\n");  // without -terse, as ReFrame reads
+  ASSERT_TRUE(f.sched->Submit(&j).ok());
+  EXPECT_EQ(j.id, "7");
+  auto notices = f.sched->TakeNotices();
+  ASSERT_EQ(notices.size(), 1u);  // 8 slots asked, no parallel environment: said once
+  EXPECT_NE(notices[0].find("sched_options: {pe: <name>}"), std::string::npos);
+}
+
+TEST(SgeScheduler, QsubRejectionFailsTheCaseWithItsMessage) {
+  Fixture f;
+  Job j;
+  j.script_path = "/s/x.sh";
+  f.runner->Expect("qsub", 1, "",
+                   "Unable to run job: job rejected: the requested parallel environment \"nope\" does not exist\n"
+                   "Exiting.\n");
+  Status st = f.sched->Submit(&j);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(), "Unable to run job: job rejected: the requested parallel environment \"nope\" does not exist");
+  f.runner->Expect("qsub", 0, "", "");
+  st = f.sched->Submit(&j);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("qsub printed no job id"), std::string::npos);
+}
+
+TEST(SgeScheduler, OneQstatAndOneQacctPerPollForAllJobs) {
+  Fixture f;
+  std::vector<Job> jobs;
+  for (int i = 0; i < 50; ++i) jobs.push_back(f.Submit(std::to_string(1000 + i)));
+  // The odd jobs run; the even ones have finished (exit code = their number % 7).
+  std::vector<std::pair<std::string, std::string>> listed;
+  std::string acct;
+  for (int i = 0; i < 50; ++i) {
+    std::string id = std::to_string(1000 + i);
+    if (i % 2) listed.emplace_back(id, "r");
+    else acct += Acct(id, kOk, std::to_string(i % 7));
+  }
+  acct += Acct("999", kOk, "0");  // someone else's job in the window
+  f.runner->Expect("qstat", 0, QstatXml(listed));
+  f.runner->Expect("qacct", 0, acct);
+  std::vector<Job*> ptrs;
+  for (auto& j : jobs) ptrs.push_back(&j);
+  f.Poll(ptrs);
+  EXPECT_EQ(f.Count("qstat"), 1);
+  EXPECT_EQ(f.Count("qacct"), 1);
+  EXPECT_EQ(f.runner->calls[50], "qstat -xml -u " + f.sched->user());
+  EXPECT_EQ(f.runner->calls[51].rfind("qacct -o " + f.sched->user() + " -E -b 20", 0), 0u) << f.runner->calls[51];
+  EXPECT_EQ(f.runner->calls[51].substr(f.runner->calls[51].size() - 3), " -j");
+  for (int i = 0; i < 50; ++i) {
+    if (i % 2) {
+      EXPECT_EQ(jobs[i].state.kind, Kind::kRunning) << i;
+      EXPECT_EQ(jobs[i].nodelist, std::vector<std::string>{"vm"});
+      EXPECT_EQ(jobs[i].start_time, ParseSgeTime("2026-11-30T08:49:15"));
+    } else {
+      EXPECT_EQ(jobs[i].state.kind, Kind::kCompleted) << i;
+      EXPECT_EQ(jobs[i].state.exit_code, i % 7) << i;
+    }
+  }
+  // Only running jobs left: one qstat, no qacct.
+  f.runner->Expect("qstat", 0, QstatXml(listed));
+  f.Poll(ptrs);
+  EXPECT_EQ(f.Count("qstat"), 2);
+  EXPECT_EQ(f.Count("qacct"), 1);
+}
+
+TEST(SgeScheduler, RealQstatEveryState) {
+  Fixture f;
+  Job r = f.Submit("39"), dr = f.Submit("63"), s = f.Submit("64"), qw = f.Submit("43"), eqw = f.Submit("44"),
+      hqw = f.Submit("42");
+  f.runner->Expect("qstat", 0, kQstatXml);
+  f.runner->Expect("qstat", 0, std::string(kQstatDetails) + "==============================================================\n"
+                                                            "job_number:                 44\n"
+                                                            "error reason          1:      11/30/2026 08:49:19 "
+                                                            "[0:24012]: error: can't chdir to /nonexistent: No such "
+                                                            "file or directory\n"
+                                                            "scheduling info:            Job is in error state\n"
+                                                            "==============================================================\n"
+                                                            "job_number:                 43\n"
+                                                            "scheduling info:            cannot run in PE \"smp\" "
+                                                            "because it only offers 0 slots\n");
+  f.Poll({&r, &dr, &s, &qw, &eqw, &hqw});
+  EXPECT_EQ(r.state.kind, Kind::kRunning);
+  EXPECT_EQ(dr.state.kind, Kind::kRunning);
+  EXPECT_EQ(s.state.kind, Kind::kQueued);
+  EXPECT_EQ(s.state.reason, "suspended (s)");
+  EXPECT_EQ(qw.state.kind, Kind::kQueued);
+  EXPECT_EQ(qw.state.reason, "qw: cannot run in PE \"smp\" because it only offers 0 slots");
+  EXPECT_EQ(hqw.state.reason, "held (hqw)");  // no scheduling info for it in this answer
+  EXPECT_EQ(eqw.state.kind, Kind::kFailed);
+  EXPECT_EQ(eqw.state.reason,
+            "error state (Eqw): error: can't chdir to /nonexistent: No such file or directory; deleted with qdel");
+  EXPECT_EQ(f.Count("qacct"), 0);  // every job is in qstat
+  // qstat -j for the queued and errored jobs, then qdel for the errored one.
+  ASSERT_GE(f.runner->calls.size(), 3u);
+  EXPECT_EQ(f.runner->calls[f.runner->calls.size() - 2], "qstat -j 64,43,42,44");
+  EXPECT_EQ(f.runner->calls.back(), "qdel 44");
+
+  // Within 30 s the scheduling info is not asked again, and is kept.
+  f.runner->Expect("qstat", 0, kQstatXml);
+  f.Poll({&r, &dr, &s, &qw, &hqw});
+  EXPECT_EQ(f.Count("qstat"), 3);
+  EXPECT_EQ(qw.state.reason, "qw: cannot run in PE \"smp\" because it only offers 0 slots");
+}
+
+TEST(SgeScheduler, SchedulingInfoTurnedOffIsNotAskedAgain) {
+  Fixture f;
+  Job j = f.Submit("43");
+  f.runner->Expect("qstat", 0, QstatXml({{"43", "qw"}}));
+  f.runner->Expect("qstat", 0,
+                   "==============================================================\njob_number:                 43\n"
+                   "scheduling info:            (Collecting of scheduler job information is turned off)\n");
+  f.Poll({&j});
+  EXPECT_EQ(j.state.reason, "qw");
+  EXPECT_EQ(f.Count("qstat"), 2);
+  // A new queued job: schedd_job_info is off, so its info is not asked for.
+  Job k = f.Submit("44");
+  f.runner->Expect("qstat", 0, QstatXml({{"43", "qw"}, {"44", "qw"}}));
+  f.Poll({&j, &k});
+  EXPECT_EQ(f.Count("qstat"), 3);
+  EXPECT_EQ(k.state.reason, "qw");
+}
+
+TEST(SgeScheduler, AccountingRecordNotYetWritten) {
+  Fixture f;
+  Job j = f.Submit("40");
+  f.runner->Expect("qstat", 0, QstatXml({{"40", "r"}}));
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kRunning);
+  // Gone from qstat, no record yet: keeps its state, no error, no notice.
+  f.runner->Expect("qstat", 0, kQstatXmlEmpty);
+  f.runner->Expect("qacct", 0, kQacctNone);
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kRunning);
+  EXPECT_TRUE(f.sched->TakeNotices().empty());
+  // A fresh cluster has no accounting file until the first job ends.
+  f.runner->Expect("qstat", 0, kQstatXmlEmpty);
+  f.runner->Expect("qacct", 1, "no jobs running since startup\n",
+                   "/var/lib/gridengine/default/common/accounting: No such file or directory\n");
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kRunning);
+  EXPECT_TRUE(f.sched->TakeNotices().empty());
+  f.runner->Expect("qstat", 0, kQstatXmlEmpty);
+  f.runner->Expect("qacct", 0, Acct("40", kOk, kExit3));
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kCompleted);
+  EXPECT_EQ(j.state.exit_code, 3);
+  EXPECT_EQ(j.end_time - j.start_time, 1);
+  EXPECT_EQ(f.Count("qacct"), 3);
+}
+
+TEST(SgeScheduler, AJobMissingLongerIsAskedForAlone) {
+  BatchOptions o;
+  o.lost_after = 0.12;  // per-job qacct after 0.02 s
+  Fixture f(o);
+  Job a = f.Submit("62"), b = f.Submit("44");
+  f.runner->Expect("qstat", 0, kQstatXmlEmpty);
+  f.runner->Expect("qacct", 0, kQacctNone);
+  f.Poll({&a, &b});
+  EXPECT_EQ(f.Count("qacct"), 1);
+  usleep(30000);
+  // 44 has a record without an end time (-E -b cannot find it); 62 is not written yet.
+  f.runner->Expect("qstat", 0, kQstatXmlEmpty);
+  f.runner->Expect("qacct", 0, kQacctNone);
+  f.runner->Expect("qacct", 1, "", "error: job id 62 not found\n");
+  f.runner->Expect("qacct", 0, Acct("44", kNoCwd, "0                   ", "-/-", "-/-"));
+  f.Poll({&a, &b});
+  EXPECT_EQ(f.runner->calls[f.runner->calls.size() - 2], "qacct -j 62");
+  EXPECT_EQ(f.runner->calls.back(), "qacct -j 44");
+  EXPECT_FALSE(a.state.terminal());
+  EXPECT_EQ(b.state.kind, Kind::kFailed);
+  EXPECT_EQ(b.state.reason, "qacct: failed 28 : changing into working directory");
+  auto notices = f.sched->TakeNotices();
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("reporting_params accounting=true"), std::string::npos);
+  usleep(120000);
+  f.runner->Expect("qstat", 0, kQstatXmlEmpty);
+  f.runner->Expect("qacct", 0, kQacctNone);
+  f.runner->Expect("qacct", 1, "", "error: job id 62 not found\n");
+  f.Poll({&a});
+  EXPECT_EQ(a.state.kind, Kind::kLost);
+}
+
+TEST(SgeScheduler, TimeLimitIsATimeout) {
+  Fixture f;
+  Job j = f.Submit("62");
+  f.runner->Expect("qstat", 0, kQstatXmlEmpty);
+  f.runner->Expect("qacct", 0, Acct("62", kH_rt, kKilled, "Mon Nov 30 08:50:55 2026", "Mon Nov 30 08:51:01 2026"));
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kTimeout);
+  EXPECT_EQ(j.end_time - j.start_time, 6);
+}
+
+TEST(SgeScheduler, RescheduledRecordIsNotTheEnd) {
+  Fixture f;
+  Job j = f.Submit("74");
+  f.runner->Expect("qstat", 0, kQstatXmlEmpty);
+  f.runner->Expect("qacct", 0, Acct("74", kResched, kOk));
+  f.Poll({&j});
+  EXPECT_FALSE(j.state.terminal());
+  f.runner->Expect("qstat", 0, kQstatXmlEmpty);
+  f.runner->Expect("qacct", 0, Acct("74", kResched, kOk) + Acct("74", kOk, kOk));
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kCompleted);
+}
+
+TEST(SgeScheduler, CancelWithQdel) {
+  Fixture f;
+  Job a = f.Submit("63"), b = f.Submit("64"), c = f.Submit("65");
+  f.sched->Cancel(&a);
+  EXPECT_EQ(f.runner->calls.back(), "qdel 63");
+  f.sched->Cancel(&c);
+  f.runner->Expect("qstat", 0, QstatXml({{"63", "dr"}, {"64", "r"}}));
+  f.Poll({&a, &b, &c});
+  EXPECT_EQ(a.state.kind, Kind::kRunning);  // being deleted
+  EXPECT_EQ(c.state.kind, Kind::kCancelled);  // was pending: gone, no record
+  f.runner->Expect("qstat", 0, QstatXml({{"64", "r"}}));
+  f.runner->Expect("qacct", 0, Acct("63", kQdel, kKilled));
+  f.Poll({&a, &b});
+  EXPECT_EQ(a.state.kind, Kind::kCancelled);
+  EXPECT_EQ(b.state.kind, Kind::kRunning);
+  f.sched->Shutdown();
+  EXPECT_EQ(f.runner->calls.back(), "qdel 64");
+}
+
+TEST(SgeScheduler, DeletedOutsideHetbenchIsAFailure) {
+  Fixture f;
+  Job j = f.Submit("63");
+  f.runner->Expect("qstat", 0, kQstatXmlEmpty);
+  f.runner->Expect("qacct", 0, Acct("63", kQdel, kKilled));
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kFailed);
+  EXPECT_NE(j.state.reason.find("outside hetbench"), std::string::npos);
+}
+
+TEST(SgeScheduler, QmasterDownIsRetried) {
+  Fixture f;
+  Job j = f.Submit("39");
+  f.runner->Expect("qstat", 1, "", kCommlib);
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kQueued);  // unchanged
+  EXPECT_EQ(f.Count("qacct"), 0);
+  auto notices = f.sched->TakeNotices();
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("(error: commlib error: got select error (Connection refused); error: unable to send"),
+            std::string::npos)
+      << notices[0];
+  f.runner->Expect("qstat", 0, QstatXml({{"39", "r"}}));
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kRunning);
+  EXPECT_EQ(f.sched->TakeNotices(), std::vector<std::string>{"the scheduler answers again"});
+}
+
+TEST(SgeScheduler, BadXmlIsRetriedNeverACrash) {
+  Fixture f;
+  Job j = f.Submit("39");
+  std::string xml = QstatXml({{"39", "r"}});
+  for (const std::string& bad : {xml.substr(0, xml.size() / 2), std::string(""), std::string("<job_info><</job_info>"),
+                                 std::string("\x1b[?1h garbage")}) {
+    f.runner->Expect("qstat", 0, bad);
+    f.Poll({&j});
+    EXPECT_EQ(j.state.kind, Kind::kQueued);
+  }
+  EXPECT_EQ(f.Count("qacct"), 0);  // a bad answer is not taken for "every job left"
+  auto notices = f.sched->TakeNotices();
+  ASSERT_FALSE(notices.empty());
+  EXPECT_NE(notices[0].find("qstat -xml printed XML cut short inside"), std::string::npos) << notices[0];
+  f.runner->Expect("qstat", 0, xml);
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kRunning);
+}
+
+TEST(SgeScheduler, ErrorStateWithoutItsReasonIsRetried) {
+  Fixture f;
+  Job j = f.Submit("44");
+  f.runner->Expect("qstat", 0, QstatXml({{"44", "Eqw"}}));
+  f.runner->Expect("qstat", 1, "", kCommlib);
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kQueued);
+  EXPECT_EQ(f.Count("qdel"), 0);
+  f.runner->Expect("qstat", 0, QstatXml({{"44", "Eqw"}}));
+  f.runner->Expect("qstat", 1, "", "Following jobs do not exist: \n44\n");  // deleted meanwhile
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kFailed);
+  EXPECT_EQ(j.state.reason, "error state (Eqw); deleted with qdel");
+}
+
+TEST(SgeScheduler, MaxPendingTimeCancels) {
+  Fixture f;
+  f.runner->Expect("qsub", 0, "1000\n");
+  Job j;
+  j.max_pending_time_s = 0.01;
+  ASSERT_TRUE(f.sched->Submit(&j).ok());
+  f.runner->Expect("qstat", 0, QstatXml({{"1000", "hqw"}}));
+  f.runner->Expect("qstat", 0,
+                   "==============================================================\njob_number:                 1000\n"
+                   "scheduling info:            Job is in hold state\n");
+  f.Poll({&j});
+  usleep(20000);
+  f.runner->Expect("qstat", 0, QstatXml({{"1000", "hqw"}}));
+  f.Poll({&j});
+  EXPECT_EQ(j.state.kind, Kind::kFailed);
+  EXPECT_NE(j.state.reason.find("max_pending_time; last pending reason: held (hqw): Job is in hold state"),
+            std::string::npos)
+      << j.state.reason;
+  EXPECT_EQ(f.runner->calls.back(), "qdel 1000");
+}
+
+TEST(SgeScheduler, MissingCommandsAreOneClearError) {
+  Fixture f;
+  f.runner->Missing("qacct");
+  Status st = f.sched->Check();
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.message(),
+            "scheduler 'sge' needs the command 'qacct', which is not in PATH on this host (needed: qsub, qstat, qdel, "
+            "qacct)");
+  Fixture ok;
+  EXPECT_TRUE(ok.sched->Check().ok());
+}
+
+}  // namespace
+}  // namespace hb
