@@ -57,6 +57,7 @@ struct CaseResult {
   int num_tasks_per_node = 0, num_cpus_per_task = 0, num_gpus_per_node = 0;
   double job_submit_time = 0;      // seconds since the epoch (Job::submit_time)
   double job_completion_time = 0;  // Job::end_time; 0 = unknown, end_time is used
+  double job_noticed_time = 0;     // when hetbench learned that the job had ended
 };
 
 struct SessionInfo {

@@ -43,7 +43,8 @@ Json JobToJson(const CaseResult& c) {
           {"exit_code", c.exit_code},
           {"nodelist", c.nodelist},
           {"submit_time", Number(c.job_submit_time)},
-          {"completion_time", Number(c.job_completion_time)}};
+          {"completion_time", Number(c.job_completion_time)},
+          {"noticed_time", Number(c.job_noticed_time)}};
 }
 
 Json ResourcesToJson(const CaseResult& c) {
@@ -155,6 +156,7 @@ void JobFromJson(const Json& j, CaseResult& c) {
   Read(j, "nodelist", c.nodelist);
   ReadNumber(j, "submit_time", c.job_submit_time, 0);
   ReadNumber(j, "completion_time", c.job_completion_time, 0);
+  ReadNumber(j, "noticed_time", c.job_noticed_time, 0);
 }
 
 void ResourcesFromJson(const Json& j, CaseResult& c) {

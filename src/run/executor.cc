@@ -623,6 +623,7 @@ void Executor::OnJobDone(Task* t) {
   r.nodelist = t->job.nodelist;
   r.job_submit_time = t->job.submit_time;
   r.job_completion_time = t->job.end_time;
+  r.job_noticed_time = now;
   CheckRun(t);
 }
 

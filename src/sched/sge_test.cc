@@ -293,7 +293,8 @@ TEST(SgeParse, QstatXml) {
   EXPECT_FALSE(ParseQstatXml("<job_info></job_info><job_info></job_info>").ok());
   EXPECT_EQ(ParseQstatXml("<detailed_job_info></detailed_job_info>").status().message(),
             "XML whose document element is <detailed_job_info>, not <job_info>");
-  EXPECT_EQ(ParseQstatXml(xml.substr(0, xml.size() / 2)).status().message(), "XML cut short inside <job_list>");
+  EXPECT_EQ(ParseQstatXml(xml.substr(0, xml.find("<slots>2"))).status().message(), "XML cut short inside <job_list>");
+  EXPECT_EQ(ParseQstatXml(xml.substr(0, xml.find("<slots>2") + 3)).status().message(), "XML cut short in a tag");
   EXPECT_FALSE(ParseQstatXml("<job_info><job_list <").ok());
   EXPECT_FALSE(ParseQstatXml(std::string("<job_info>\0\x01\xff</job_info", 21)).ok());
 }
@@ -740,7 +741,7 @@ TEST(SgeScheduler, BadXmlIsRetriedNeverACrash) {
   EXPECT_EQ(f.Count("qacct"), 0);  // a bad answer is not taken for "every job left"
   auto notices = f.sched->TakeNotices();
   ASSERT_FALSE(notices.empty());
-  EXPECT_NE(notices[0].find("qstat -xml printed XML cut short inside"), std::string::npos) << notices[0];
+  EXPECT_NE(notices[0].find("qstat -xml printed XML cut short"), std::string::npos) << notices[0];
   f.runner->Expect("qstat", 0, xml);
   f.Poll({&j});
   EXPECT_EQ(j.state.kind, Kind::kRunning);

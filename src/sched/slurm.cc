@@ -48,6 +48,21 @@ std::map<std::string, std::string> KeyValues(const std::string& line) {
   return kv;
 }
 
+// True when an option can go on an #SBATCH line as it is. sbatch reads
+// directives with its own tokenizer (quotes are special, nothing is
+// expanded), so an option holding quotes, backslashes, line breaks or a value
+// with spaces would be read differently from what the test wrote. Such
+// options are passed on the sbatch command line instead, where each is one
+// argument and reaches Slurm literally.
+bool DirectiveSafe(const std::string& opt) {
+  if (opt.find_first_of("'\"\\\n\r\t") != std::string::npos) return false;
+  auto words = Split(opt, ' ');
+  if (words.size() == 1) return true;
+  // "-p debug": a short option and its value.
+  return words.size() == 2 && !words[0].empty() && words[0][0] == '-' && words[0].find('=') == std::string::npos &&
+         !words[1].empty();
+}
+
 }  // namespace
 
 JobState SlurmJobState(const std::string& raw_state, const std::string& reason_in, const std::string& exit_code) {
@@ -230,13 +245,18 @@ std::vector<std::string> SlurmScheduler::Directives(const Job& job) const {
   opt("--error=" + job.stderr_path);
   for (const auto& o : job.options) {
     if (StartsWith(o, "#")) d.push_back(o);
-    else opt(o);
+    else if (DirectiveSafe(o)) opt(o);
+    else d.push_back("# on the sbatch command line: " + ShellQuote(o));
   }
   return d;
 }
 
 std::vector<std::string> SlurmScheduler::SubmitCommand(const Job& job) const {
-  return {"sbatch", "--parsable", job.script_path};
+  std::vector<std::string> argv = {"sbatch", "--parsable"};
+  for (const auto& o : job.options)
+    if (!StartsWith(o, "#") && !DirectiveSafe(o)) argv.push_back(o);
+  argv.push_back(job.script_path);
+  return argv;
 }
 
 Result<std::string> SlurmScheduler::ParseSubmitOutput(const CommandResult& r) const {

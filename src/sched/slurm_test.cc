@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "sched/command_runner_fake.h"
 
 namespace hb {
@@ -127,6 +129,24 @@ TEST(SlurmScheduler, DirectivesAsReFrame) {
                                         "#SBATCH --time=1:30:00", "#SBATCH --exclusive",
                                         "#SBATCH --output=/s/hb_job.out", "#SBATCH --error=/s/hb_job.err",
                                         "#SBATCH --account=proj", "#SBATCH --gres=gpu:4", "#DW jobdw"}));
+}
+
+TEST(SlurmScheduler, OptionsSbatchWouldMisreadGoOnTheCommandLine) {
+  Fixture f("squeue");
+  Job j;
+  j.name = "hb_t";
+  j.script_path = "/s/hb_job.sh";
+  j.stdout_path = "/s/o";
+  j.stderr_path = "/s/e";
+  j.options = {"-p debug", "--comment=; rm -rf ~", "--comment=a'b\"c", "--comment=line1\nline2", "--begin=now+1hour"};
+  auto d = f.sched->Directives(j);
+  EXPECT_NE(std::find(d.begin(), d.end(), "#SBATCH -p debug"), d.end());
+  EXPECT_NE(std::find(d.begin(), d.end(), "#SBATCH --begin=now+1hour"), d.end());
+  EXPECT_NE(std::find(d.begin(), d.end(), "# on the sbatch command line: '--comment=; rm -rf ~'"), d.end());
+  f.runner->Expect("sbatch", 0, "42\n");
+  ASSERT_TRUE(f.sched->Submit(&j).ok());
+  EXPECT_EQ(f.runner->calls.back(),
+            "sbatch --parsable --comment=; rm -rf ~ --comment=a'b\"c --comment=line1\nline2 /s/hb_job.sh");
 }
 
 TEST(SlurmScheduler, OneSacctPerPollForAllJobs) {

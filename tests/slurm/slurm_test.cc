@@ -73,6 +73,9 @@ struct Param {
   bool accounting;
   const char* partition;  // squeue or sacct
 };
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << (p.accounting ? "accounting, " : "no accounting, ") << p.partition;
+}
 
 class SlurmTest : public ::testing::TestWithParam<Param> {
  protected:
@@ -81,9 +84,11 @@ class SlurmTest : public ::testing::TestWithParam<Param> {
     dir_ = e2e::TempDir();
     Write(dir_ + "/site.yaml", kSite);
   }
-  e2e::Output Run(const std::string& yaml, std::vector<std::string> extra = {}, double timeout = 240) {
+  // Runs t.yaml in environment `env` on the partition under test.
+  e2e::Output Run(const std::string& yaml, std::vector<std::string> extra = {}, double timeout = 240,
+                  const std::string& env = "builtin") {
     Write(dir_ + "/t.yaml", yaml);
-    std::vector<std::string> args = {"run", "-C", "site.yaml", "-c", "t.yaml", "--system",
+    std::vector<std::string> args = {"run", "-C", "site.yaml", "-c", "t.yaml", "-p", "^" + env + "$", "--system",
                                      std::string("slurmtest:") + GetParam().partition};
     args.insert(args.end(), extra.begin(), extra.end());
     return Hetbench(args, dir_, timeout);
@@ -132,8 +137,9 @@ TEST_P(SlurmTest, TimeLimit) {
 
 TEST_P(SlurmTest, SigintCancelsTheJobs) {
   Write(dir_ + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\n");
-  pid_t pid = e2e::StartHetbench(
-      {"run", "-C", "site.yaml", "-c", "t.yaml", "--system", std::string("slurmtest:") + GetParam().partition}, dir_);
+  pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "-p", "builtin", "--system",
+                                  std::string("slurmtest:") + GetParam().partition},
+                                 dir_);
   // Wait until both jobs run.
   bool running = false;
   for (int i = 0; i < 300 && !running; ++i) {
@@ -165,7 +171,7 @@ build_system: {type: SingleSource, source: allreduce.c}
 sanity:
   - {pattern: 'allreduce sum 3 \(expected 3\) OK', count: 2}
   - {not_pattern: WRONG}
-)");
+)", {}, 240, "mpi");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
 }
 
@@ -236,7 +242,7 @@ sanity:
 
 TEST_P(SlurmOnce, ControllerRestartMidRun) {
   Write(dir_ + "/t.yaml", "name: survive\nexecutable: sleep\nexecutable_opts: ['8']\n");
-  pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system",
+  pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "-p", "builtin", "--system",
                                   std::string("slurmtest:") + GetParam().partition},
                                  dir_);
   bool running = false;
