@@ -1,6 +1,6 @@
 // Scheduler: the one seam through which the executor submits, follows and
 // cancels jobs. One implementation per backend (local_scheduler.h, slurm.h,
-// pbs.h; sge and k8s to come). Only src/sched knows how a
+// pbs.h, sge.h; k8s to come). Only src/sched knows how a
 // scheduler is spoken to.
 //
 // A Scheduler is owned by the executor, used from its single thread, and

@@ -1,6 +1,6 @@
 // MakeScheduler: the Scheduler a partition names: `local`, `slurm`,
-// `squeue`, `pbs`, `pbspro` and `torque` (ReFrame's names). `sge` and `k8s`
-// answer "not available in this build yet" until their files land here.
+// `squeue`, `pbs`, `pbspro`, `torque` and `sge` (ReFrame's names). `k8s`
+// answers "not available in this build yet" until its files land here.
 // Stateless; thread-safe.
 #pragma once
 

@@ -7,7 +7,6 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <limits>
@@ -91,69 +90,80 @@ std::string DecodeEntities(std::string_view in) {
   return out;
 }
 
-Result<XmlElement> ParseXml(std::string_view in) {
-  std::vector<XmlElement> open;
-  XmlElement root;
-  bool done = false;
-  size_t i = 0;
-  auto skip_to = [&](std::string_view end) {
-    size_t e = in.find(end, i);
-    if (e == std::string_view::npos) return false;
-    i = e + end.size();
-    return true;
-  };
-  while (i < in.size()) {
-    if (in[i] != '<') {
-      size_t lt = in.find('<', i);
-      std::string_view text = in.substr(i, lt == std::string_view::npos ? std::string_view::npos : lt - i);
-      if (!open.empty()) open.back().text += DecodeEntities(text);
-      else if (!Trim(text).empty()) return Status::Error("text outside the XML document");
-      i = lt == std::string_view::npos ? in.size() : lt;
-      continue;
+// Reads one XML document into elements with their text (entities decoded)
+// and children; attributes, comments, declarations and processing
+// instructions are skipped. Enough for qstat -xml, and strict: anything
+// cut short or mismatched is an error.
+class XmlReader {
+ public:
+  explicit XmlReader(std::string_view in) : in_(in) {}
+
+  Result<XmlElement> Read() {
+    while (i_ < in_.size()) {
+      Status st = in_[i_] == '<' ? Markup() : Text();
+      if (!st.ok()) return st;
     }
-    std::string_view rest = in.substr(i);
-    bool ok = rest.starts_with("<?")     ? skip_to("?>")
-              : rest.starts_with("<!--") ? skip_to("-->")
-              : rest.starts_with("<!")   ? skip_to(">")
-                                         : true;
-    if (!ok) return Status::Error("XML cut short in a declaration or comment");
-    if (rest.starts_with("<?") || rest.starts_with("<!")) continue;
-    size_t gt = in.find('>', i);
+    if (!open_.empty()) return Status::Error("XML cut short inside <" + open_.back().name + ">");
+    if (!done_) return Status::Error("no XML document");
+    return std::move(root_);
+  }
+
+ private:
+  Status Text() {
+    size_t lt = std::min(in_.find('<', i_), in_.size());
+    std::string_view text = in_.substr(i_, lt - i_);
+    i_ = lt;
+    if (!open_.empty()) open_.back().text += DecodeEntities(text);
+    else if (!Trim(text).empty()) return Status::Error("text outside the XML document");
+    return Status::OK();
+  }
+
+  Status Markup() {
+    std::string_view rest = in_.substr(i_);
+    if (rest.starts_with("<?")) return Skip("?>");
+    if (rest.starts_with("<!--")) return Skip("-->");
+    if (rest.starts_with("<!")) return Skip(">");
+    size_t gt = in_.find('>', i_);
     if (gt == std::string_view::npos) return Status::Error("XML cut short in a tag");
-    std::string_view tag = in.substr(i + 1, gt - i - 1);
-    i = gt + 1;
-    if (tag.starts_with("/")) {
-      std::string name = Trim(tag.substr(1));
-      if (open.empty() || open.back().name != name) return Status::Error("XML: unexpected </" + name + ">");
-      XmlElement e = std::move(open.back());
-      open.pop_back();
-      if (open.empty()) {
-        root = std::move(e);
-        done = true;
-      } else {
-        open.back().children.push_back(std::move(e));
-      }
-      continue;
-    }
+    std::string_view tag = in_.substr(i_ + 1, gt - i_ - 1);
+    i_ = gt + 1;
+    if (tag.starts_with("/")) return Close(Trim(tag.substr(1)));
     bool empty = tag.ends_with("/");
     if (empty) tag.remove_suffix(1);
-    XmlElement e;
-    e.name = std::string(tag.substr(0, tag.find_first_of(" \t\r\n")));
-    if (e.name.empty()) return Status::Error("XML: a tag without a name");
-    if (done && open.empty()) return Status::Error("XML: more than one document element");
-    if (!empty) {
-      open.push_back(std::move(e));
-    } else if (open.empty()) {
-      root = std::move(e);
-      done = true;
-    } else {
-      open.back().children.push_back(std::move(e));
-    }
+    std::string name(tag.substr(0, tag.find_first_of(" \t\r\n")));
+    if (name.empty()) return Status::Error("XML: a tag without a name");
+    if (done_) return Status::Error("XML: more than one document element");
+    if (open_.size() >= 64) return Status::Error("XML nested more than 64 deep");
+    open_.push_back(XmlElement{name, "", {}});
+    return empty ? Close(name) : Status::OK();
   }
-  if (!open.empty()) return Status::Error("XML cut short inside <" + open.back().name + ">");
-  if (!done) return Status::Error("no XML document");
-  return root;
-}
+
+  Status Skip(std::string_view end) {
+    size_t e = in_.find(end, i_);
+    if (e == std::string_view::npos) return Status::Error("XML cut short in a declaration or comment");
+    i_ = e + end.size();
+    return Status::OK();
+  }
+
+  Status Close(const std::string& name) {
+    if (open_.empty() || open_.back().name != name) return Status::Error("XML: unexpected </" + name + ">");
+    XmlElement e = std::move(open_.back());
+    open_.pop_back();
+    if (open_.empty()) {
+      root_ = std::move(e);
+      done_ = true;
+    } else {
+      open_.back().children.push_back(std::move(e));
+    }
+    return Status::OK();
+  }
+
+  std::string_view in_;
+  size_t i_ = 0;
+  std::vector<XmlElement> open_;  // the elements not yet closed, outermost first
+  XmlElement root_;
+  bool done_ = false;
+};
 
 void CollectJobLists(const XmlElement& e, std::vector<SgeQueuedJob>* out) {
   for (const auto& c : e.children) {
@@ -213,9 +223,10 @@ JobState SgeJobState(const std::string& s) {
 }
 
 Result<std::vector<SgeQueuedJob>> ParseQstatXml(const std::string& out) {
-  auto doc = ParseXml(out);
+  auto doc = XmlReader(out).Read();
   if (!doc.ok()) return doc.status();
-  if (doc->name != "job_info") return Status::Error("XML whose document element is <" + doc->name + ">, not <job_info>");
+  if (doc->name != "job_info")
+    return Status::Error("XML whose document element is <" + doc->name + ">, not <job_info>");
   std::vector<SgeQueuedJob> jobs;
   CollectJobLists(*doc, &jobs);
   return jobs;
@@ -292,6 +303,9 @@ std::vector<SgeAccounting> ParseQacct(const std::string& out) {
       has_failed = end != value.c_str();
       size_t colon = value.find(':');
       cur.failed_text = colon == std::string::npos ? "" : Trim(value.substr(colon + 1));
+    } else if (key == "ru_wallclock") {
+      cur.wallclock = std::strtod(value.c_str(), nullptr);  // "6s" (8.1), "6" (6.2)
+      complete = has_exit;
     } else if (key == "exit_status") {
       char* end = nullptr;
       cur.exit_status = static_cast<int>(std::strtol(value.c_str(), &end, 10));
@@ -308,6 +322,11 @@ JobState SgeAccountingState(const SgeAccounting& a) {
   std::string what = "qacct: failed " + std::to_string(a.failed) + (a.failed_text.empty() ? "" : " : " + a.failed_text);
   switch (a.failed) {
     case 0:
+      if (a.wallclock == 0 && a.start_time > 0 && a.end_time - a.start_time >= 2)
+        return JobState{Kind::kCancelled,
+                        "deleted by force (qdel -f): the accounting record has no usage after " +
+                            FormatNumber(a.end_time - a.start_time) + " s",
+                        -1};
       return JobState{Kind::kCompleted, "", a.exit_status};
     case 24:  // migrating
     case 25:  // rescheduling
@@ -427,32 +446,11 @@ Result<Observations> SgeScheduler::Query(const std::vector<std::string>& ids) {
   auto listed = ParseQstatXml(r.out);
   if (!listed.ok()) return Status::Error("qstat -xml printed " + listed.status().message());
   std::set<std::string> wanted(ids.begin(), ids.end());
+  std::erase_if(known_, [&](const auto& k) { return !wanted.count(k.first); });  // ended, lost or cancelled
   Observations obs;
   std::vector<std::string> details, errored, missing;
-  double now = Now(), epoch = EpochNow();
-  for (const auto& j : *listed) {
-    if (!wanted.count(j.id)) continue;
-    JobObservation o;
-    o.state = SgeJobState(j.state);
-    if (o.state.kind == Kind::kNone) continue;
-    // Array tasks share the job number: a running task wins over queued ones.
-    if (obs.count(j.id) && obs[j.id].state.kind != Kind::kQueued) continue;
-    size_t at = j.queue.find('@');
-    if (at != std::string::npos) o.nodes = {j.queue.substr(at + 1)};
-    o.start_time = ParseSgeTime(j.start);
-    Known& k = known_[j.id];
-    k.seen = epoch;
-    k.missing_since = 0;
-    if (o.state.kind == Kind::kFailed) {
-      errored.push_back(j.id);
-    } else if (o.state.kind == Kind::kQueued) {
-      if (!sched_info_off_ && now - k.info_at > kInfoRefresh) details.push_back(j.id);
-    } else {
-      k.info_at = 0;
-      k.info.clear();
-    }
-    obs[j.id] = o;
-  }
+  for (const auto& j : *listed)
+    if (wanted.count(j.id)) Observe(j, &obs, &details, &errored);
   details.insert(details.end(), errored.begin(), errored.end());
   if (!details.empty()) {
     Status st = AddDetails(details, errored, &obs);
@@ -463,9 +461,32 @@ Result<Observations> SgeScheduler::Query(const std::vector<std::string>& ids) {
   for (const auto& id : ids)
     if (!obs.count(id)) missing.push_back(id);
   if (!missing.empty()) AddAccounting(missing, &obs);
-  for (const auto& [id, o] : obs)
-    if (o.state.terminal()) known_.erase(id);
   return obs;
+}
+
+// What qstat says of one job; notes the jobs that need `qstat -j`.
+void SgeScheduler::Observe(const SgeQueuedJob& j, Observations* obs, std::vector<std::string>* details,
+                           std::vector<std::string>* errored) {
+  JobObservation o;
+  o.state = SgeJobState(j.state);
+  // z (finished) is left to qacct. Array tasks share the job number: a
+  // task that runs wins over queued ones.
+  if (o.state.kind == Kind::kNone || (obs->count(j.id) && obs->at(j.id).state.kind != Kind::kQueued)) return;
+  size_t at = j.queue.find('@');
+  if (at != std::string::npos) o.nodes = {j.queue.substr(at + 1)};
+  o.start_time = ParseSgeTime(j.start);
+  Known& k = known_[j.id];
+  k.seen = EpochNow();
+  k.missing_since = 0;
+  if (o.state.kind == Kind::kFailed) {
+    errored->push_back(j.id);
+  } else if (o.state.kind != Kind::kQueued) {
+    k.info_at = 0;
+    k.info.clear();
+  } else if (!sched_info_off_ && Now() - k.info_at > kInfoRefresh) {
+    details->push_back(j.id);
+  }
+  (*obs)[j.id] = o;
 }
 
 // One `qstat -j` for the jobs whose scheduling info (kept in known_) or

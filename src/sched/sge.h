@@ -9,7 +9,7 @@
 //    -l h_rt=H:M:S, then the options), plus `-S /bin/bash` and, when the
 //    partition names a parallel environment (sched_options `pe`), `-pe <pe>
 //    <slots>`. ReFrame requests no slots at all.
-//  - Polling, at most these commands per poll whatever the number of jobs:
+//  - Polling, per poll for all the jobs in flight:
 //    one `qstat -xml -u <user>` for the jobs Grid Engine still holds;
 //    one `qstat -j <ids>` when jobs are in an error state (their error
 //    reason) or queued without fresh scheduling info (refreshed every 30 s);
@@ -26,9 +26,10 @@
 //    r/Rr/hr running, dr/dt running (being deleted), s/S/T suspended (queued),
 //    E (Eqw) failed with qstat's error reason and deleted with qdel. From
 //    qacct: failed 0 -> completed(exit_status), failed 37 (h_rt) -> timeout,
-//    failed 100 with exit_status 137 (qdel) -> cancelled, failed 24/25
-//    (migrating, rescheduled: the job runs again) -> not final, any other
-//    failed code -> failed with qacct's text.
+//    failed 100 with exit_status 137 (qdel), or a record without usage
+//    (qdel -f) -> cancelled, failed 24/25 (migrating, rescheduled: the job
+//    runs again) -> not final, any other failed code -> failed with qacct's
+//    text.
 //  - Cancel: `qdel <ids...>`.
 // See BatchScheduler for retries, lost jobs and pending-time handling.
 // Used from the executor's thread only.
@@ -44,6 +45,8 @@
 #include "sched/batch_scheduler.h"
 
 namespace hb {
+
+struct SgeQueuedJob;
 
 class SgeScheduler : public BatchScheduler {
  public:
@@ -71,6 +74,8 @@ class SgeScheduler : public BatchScheduler {
     std::string info;          // the scheduling info of a queued job
   };
 
+  void Observe(const SgeQueuedJob& j, Observations* obs, std::vector<std::string>* details,
+               std::vector<std::string>* errored);
   Status AddDetails(const std::vector<std::string>& ids, const std::vector<std::string>& errored,
                     Observations* obs);
   void AddAccounting(const std::vector<std::string>& ids, Observations* obs);
@@ -115,10 +120,14 @@ struct SgeAccounting {
   std::string failed_text;  // "changing into working directory"
   int exit_status = 0;
   double start_time = 0, end_time = 0;  // epoch; 0 for "-/-"
+  double wallclock = -1;                // ru_wallclock, seconds; -1 unknown
 };
 // Records cut short (without the keys after exit_status) are left out.
 std::vector<SgeAccounting> ParseQacct(const std::string& out);
 // kNone for records that are not final (failed 24/25: the job runs again).
+// A record without usage (ru_wallclock 0 s) for a job that ran for seconds
+// is the qmaster's for `qdel -f` (the execution host never reported): a
+// cancellation, not a success.
 JobState SgeAccountingState(const SgeAccounting& a);
 
 // "2026-11-30T08:49:15" (qstat -xml) or "Mon Nov 30 08:49:15 2026" (qacct),

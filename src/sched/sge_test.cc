@@ -296,6 +296,9 @@ TEST(SgeParse, QstatXml) {
   EXPECT_EQ(ParseQstatXml(xml.substr(0, xml.find("<slots>2"))).status().message(), "XML cut short inside <job_list>");
   EXPECT_EQ(ParseQstatXml(xml.substr(0, xml.find("<slots>2") + 3)).status().message(), "XML cut short in a tag");
   EXPECT_FALSE(ParseQstatXml("<job_info><job_list <").ok());
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "<a>";
+  EXPECT_EQ(ParseQstatXml("<job_info>" + deep).status().message(), "XML nested more than 64 deep");
   EXPECT_FALSE(ParseQstatXml(std::string("<job_info>\0\x01\xff</job_info", 21)).ok());
 }
 
@@ -343,7 +346,9 @@ TEST(SgeParse, Qacct) {
 }
 
 TEST(SgeParse, AccountingStates) {
-  auto state = [](const char* failed, const char* exit) { return SgeAccountingState(ParseQacct(Acct("1", failed, exit))[0]); };
+  auto state = [](const char* failed, const char* exit) {
+    return SgeAccountingState(ParseQacct(Acct("1", failed, exit))[0]);
+  };
   EXPECT_EQ(state(kOk, kExit3).kind, Kind::kCompleted);
   EXPECT_EQ(state(kOk, kExit3).exit_code, 3);
   EXPECT_EQ(state(kOk, kOk).exit_code, 0);
@@ -356,6 +361,22 @@ TEST(SgeParse, AccountingStates) {
   EXPECT_EQ(state(kNoCwd, kOk).kind, Kind::kFailed);
   EXPECT_EQ(state(kNoCwd, kOk).reason, "qacct: failed 28 : changing into working directory");
   EXPECT_EQ(state(kResched, kOk).kind, Kind::kNone);
+
+  // `qdel -f` of a running job: the qmaster's record, without usage (job
+  // 141, forced out 10 s after it started while its execd was down).
+  std::string forced = Acct("141", kOk, kOk, "Mon Nov 30 09:05:11 2026", "Mon Nov 30 09:05:21 2026");
+  forced.replace(forced.find("ru_wallclock 1s"), 15, "ru_wallclock 0s");
+  auto f = ParseQacct(forced);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].wallclock, 0);
+  EXPECT_EQ(SgeAccountingState(f[0]).kind, Kind::kCancelled);
+  EXPECT_EQ(SgeAccountingState(f[0]).reason,
+            "deleted by force (qdel -f): the accounting record has no usage after 10 s");
+  EXPECT_EQ(ParseQacct(Acct("1", kOk, kOk))[0].wallclock, 1);
+  // A job that ended within a second also has ru_wallclock 0 s.
+  auto quick = ParseQacct(Acct("2", kOk, kOk, "Mon Nov 30 09:05:11 2026", "Mon Nov 30 09:05:12 2026"));
+  quick[0].wallclock = 0;
+  EXPECT_EQ(SgeAccountingState(quick[0]).kind, Kind::kCompleted);
 }
 
 TEST(SgeParse, Times) {
@@ -494,7 +515,8 @@ TEST(SgeScheduler, QsubRejectionFailsTheCaseWithItsMessage) {
                    "Exiting.\n");
   Status st = f.sched->Submit(&j);
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.message(), "Unable to run job: job rejected: the requested parallel environment \"nope\" does not exist");
+  EXPECT_EQ(st.message(),
+            "Unable to run job: job rejected: the requested parallel environment \"nope\" does not exist");
   f.runner->Expect("qsub", 0, "", "");
   st = f.sched->Submit(&j);
   ASSERT_FALSE(st.ok());
@@ -546,16 +568,16 @@ TEST(SgeScheduler, RealQstatEveryState) {
   Job r = f.Submit("39"), dr = f.Submit("63"), s = f.Submit("64"), qw = f.Submit("43"), eqw = f.Submit("44"),
       hqw = f.Submit("42");
   f.runner->Expect("qstat", 0, kQstatXml);
-  f.runner->Expect("qstat", 0, std::string(kQstatDetails) + "==============================================================\n"
-                                                            "job_number:                 44\n"
-                                                            "error reason          1:      11/30/2026 08:49:19 "
-                                                            "[0:24012]: error: can't chdir to /nonexistent: No such "
-                                                            "file or directory\n"
-                                                            "scheduling info:            Job is in error state\n"
-                                                            "==============================================================\n"
-                                                            "job_number:                 43\n"
-                                                            "scheduling info:            cannot run in PE \"smp\" "
-                                                            "because it only offers 0 slots\n");
+  const char* more =
+      "==============================================================\n"
+      "job_number:                 44\n"
+      "error reason          1:      11/30/2026 08:49:19 [0:24012]: error: can't chdir to /nonexistent: No such "
+      "file or directory\n"
+      "scheduling info:            Job is in error state\n"
+      "==============================================================\n"
+      "job_number:                 43\n"
+      "scheduling info:            cannot run in PE \"smp\" because it only offers 0 slots\n";
+  f.runner->Expect("qstat", 0, std::string(kQstatDetails) + more);
   f.Poll({&r, &dr, &s, &qw, &eqw, &hqw});
   EXPECT_EQ(r.state.kind, Kind::kRunning);
   EXPECT_EQ(dr.state.kind, Kind::kRunning);
