@@ -56,6 +56,13 @@ slurp() {
   printf -v "$1" '%s' "${_text%$'\n'}"
 }
 
+# alive PID: true if process PID exists and is not a zombie (a zombie's
+# /proc/PID/exe leads nowhere). Our daemons' parent is PID 1, which may reap
+# them only a while after they exit, so `kill -0` is not enough.
+alive() {
+  [ -e /proc/"$1"/exe ]
+}
+
 # daemon_pid NAME: the recorded PID (empty if none).
 daemon_pid() {
   local pid
@@ -110,7 +117,7 @@ start_daemon() {
   for _ in $(seq 200); do                      # 20 s, for a very busy machine
     daemon_running "$name" "$exe" && return 0
     read -r pid 2>/dev/null <"$pidfile" || pid=
-    if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+    if [ -n "$pid" ] && ! alive "$pid"; then
       echo "${PROG:-slurm}: $name (pid $pid) exited at once" >&2
       return 1
     fi
@@ -220,7 +227,8 @@ cancel_all_jobs() {
 slurmstepd_pids() {
   local exe
   exe=$(readlink -f /usr/sbin/slurmstepd 2>/dev/null) || return 0
-  find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$exe" 2>/dev/null |
+  # (find fails when a process vanishes while it looks: that is fine.)
+  { find /proc -mindepth 2 -maxdepth 2 -name exe -lname "$exe" 2>/dev/null || true; } |
     sed 's|^/proc/\([0-9]*\)/exe$|\1|'
   return 0
 }
@@ -251,7 +259,7 @@ descendants() {
 # stopped belong to jobs nobody can cancel any more: stop them together
 # with the job processes under them (SIGTERM, then SIGKILL after 2 s).
 kill_leftover_steps() {
-  local steps procs p alive _
+  local steps procs p any _
   steps=$(slurmstepd_pids)
   [ -n "$steps" ] || return 0
   # shellcheck disable=SC2086
@@ -260,11 +268,11 @@ kill_leftover_steps() {
   # shellcheck disable=SC2086
   kill -TERM $procs 2>/dev/null || true
   for _ in $(seq 10); do
-    alive=no
+    any=no
     for p in $procs; do
-      kill -0 "$p" 2>/dev/null && { alive=yes; break; }
+      alive "$p" && { any=yes; break; }
     done
-    [ $alive = yes ] || return 0
+    [ $any = yes ] || return 0
     sleep 0.2
   done
   # shellcheck disable=SC2086
