@@ -246,7 +246,7 @@ std::vector<std::string> SlurmScheduler::Directives(const Job& job) const {
   for (const auto& o : job.options) {
     if (StartsWith(o, "#")) d.push_back(o);
     else if (DirectiveSafe(o)) opt(o);
-    else d.push_back("# on the sbatch command line: " + ShellQuote(o));
+    else d.push_back("# on the sbatch command line: " + ReplaceAll(ReplaceAll(ShellQuote(o), "\n", "\\n"), "\r", "\\r"));
   }
   return d;
 }

@@ -143,6 +143,9 @@ TEST(SlurmScheduler, OptionsSbatchWouldMisreadGoOnTheCommandLine) {
   EXPECT_NE(std::find(d.begin(), d.end(), "#SBATCH -p debug"), d.end());
   EXPECT_NE(std::find(d.begin(), d.end(), "#SBATCH --begin=now+1hour"), d.end());
   EXPECT_NE(std::find(d.begin(), d.end(), "# on the sbatch command line: '--comment=; rm -rf ~'"), d.end());
+  // A line break stays inside the comment line.
+  EXPECT_NE(std::find(d.begin(), d.end(), "# on the sbatch command line: '--comment=line1\\nline2'"), d.end());
+  for (const auto& line : d) EXPECT_EQ(line.find('\n'), std::string::npos) << line;
   f.runner->Expect("sbatch", 0, "42\n");
   ASSERT_TRUE(f.sched->Submit(&j).ok());
   EXPECT_EQ(f.runner->calls.back(),
