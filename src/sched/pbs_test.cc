@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sched/batch_test_util.h"
 #include "sched/command_runner_fake.h"
 
 namespace hb {
@@ -312,29 +313,11 @@ TEST(PbsParse, UnknownIdsExecHostTimesNames) {
 
 // ---- The scheduler over a fake runner, polling on every call.
 
-struct Fixture {
-  FakeCommandRunner* runner;
-  std::unique_ptr<PbsScheduler> sched;
-  explicit Fixture(const std::string& name, BatchOptions o = {}) {
-    o.min_poll_interval = 0.0001;
-    o.max_poll_interval = 0.0001;
-    auto r = std::make_unique<FakeCommandRunner>();
-    runner = r.get();
-    sched = std::make_unique<PbsScheduler>(name, std::move(r), o);
-  }
-  Job Submit(const std::string& id) {
-    runner->Expect("qsub", 0, id + "\n");
-    Job j;
-    j.name = "hb_t";
-    j.script_path = "/s/hb_job.sh";
-    EXPECT_TRUE(sched->Submit(&j).ok());
-    EXPECT_EQ(j.id, id);
-    return j;
-  }
-  void Poll(std::vector<Job*> jobs) {
-    usleep(1000);
-    sched->Poll(jobs);
-  }
+struct Fixture : BatchFixture<PbsScheduler> {
+  explicit Fixture(const std::string& name, BatchOptions o = {})
+      : BatchFixture("qsub", o, [&](std::unique_ptr<CommandRunner> r, BatchOptions opts) {
+          return std::make_unique<PbsScheduler>(name, std::move(r), opts);
+        }) {}
   // A `qstat -f -F json` answer with one job.
   void JsonAnswer(const std::string& id, const std::string& attrs) {
     runner->Expect("qstat", 0, R"({"pbs_server":"srv","Jobs":{")" + id + R"(":{)" + attrs + "}}}");

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "sched/batch_test_util.h"
 #include "sched/command_runner_fake.h"
 
 namespace hb {
@@ -397,33 +398,11 @@ TEST(SgeParse, ParallelEnvOption) {
 
 // ---- The scheduler over a fake runner, polling on every call.
 
-struct Fixture {
-  FakeCommandRunner* runner;
-  std::unique_ptr<SgeScheduler> sched;
-  explicit Fixture(BatchOptions o = {}, const std::string& pe = "") {
-    o.min_poll_interval = 0.0001;
-    o.max_poll_interval = 0.0001;
-    auto r = std::make_unique<FakeCommandRunner>();
-    runner = r.get();
-    sched = std::make_unique<SgeScheduler>(std::move(r), o, pe);
-  }
-  Job Submit(const std::string& id) {
-    runner->Expect("qsub", 0, id + "\n");
-    Job j;
-    j.name = "hb_t";
-    j.script_path = "/s/hb_job.sh";
-    EXPECT_TRUE(sched->Submit(&j).ok());
-    EXPECT_EQ(j.id, id);
-    return j;
-  }
-  void Poll(std::vector<Job*> jobs) {
-    usleep(1000);
-    sched->Poll(jobs);
-  }
-  int Count(const std::string& program) {
-    auto it = runner->counts().find(program);
-    return it == runner->counts().end() ? 0 : it->second;
-  }
+struct Fixture : BatchFixture<SgeScheduler> {
+  explicit Fixture(BatchOptions o = {}, const std::string& pe = "")
+      : BatchFixture("qsub", o, [&](std::unique_ptr<CommandRunner> r, BatchOptions opts) {
+          return std::make_unique<SgeScheduler>(std::move(r), opts, pe);
+        }) {}
 };
 
 // `qstat -xml` listing jobs in the given states, in 8.1.9's layout.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "sched/batch_test_util.h"
 #include "sched/command_runner_fake.h"
 
 namespace hb {
@@ -86,29 +87,11 @@ TEST(SlurmParse, SqueueScontrolSacct) {
 }
 
 // A Slurm scheduler over a fake runner, polling on every call.
-struct Fixture {
-  FakeCommandRunner* runner;
-  std::unique_ptr<SlurmScheduler> sched;
-  explicit Fixture(const std::string& name, BatchOptions o = {}) {
-    o.min_poll_interval = 0.0001;
-    o.max_poll_interval = 0.0001;
-    auto r = std::make_unique<FakeCommandRunner>();
-    runner = r.get();
-    sched = std::make_unique<SlurmScheduler>(name, std::move(r), o);
-  }
-  Job Submit(const std::string& id) {
-    runner->Expect("sbatch", 0, id + "\n");
-    Job j;
-    j.name = "hb_t";
-    j.script_path = "/s/hb_job.sh";
-    EXPECT_TRUE(sched->Submit(&j).ok());
-    EXPECT_EQ(j.id, id);
-    return j;
-  }
-  void Poll(std::vector<Job*> jobs) {
-    usleep(1000);
-    sched->Poll(jobs);
-  }
+struct Fixture : BatchFixture<SlurmScheduler> {
+  explicit Fixture(const std::string& name, BatchOptions o = {})
+      : BatchFixture("sbatch", o, [&](std::unique_ptr<CommandRunner> r, BatchOptions opts) {
+          return std::make_unique<SlurmScheduler>(name, std::move(r), opts);
+        }) {}
 };
 
 TEST(SlurmScheduler, DirectivesAsReFrame) {

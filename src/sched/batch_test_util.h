@@ -1,0 +1,58 @@
+// BatchFixture: a batch-scheduler backend over a FakeCommandRunner that
+// polls on every Poll() call, for the backends' unit tests (slurm, pbs,
+// sge). Test-only (header).
+#pragma once
+
+#include <unistd.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sched/batch_scheduler.h"
+#include "sched/command_runner_fake.h"
+
+namespace hb {
+
+template <typename S>
+struct BatchFixture {
+  using Make = std::function<std::unique_ptr<S>(std::unique_ptr<CommandRunner>, BatchOptions)>;
+
+  // `submit` is the backend's submission program (sbatch, qsub).
+  BatchFixture(std::string submit, BatchOptions o, const Make& make) : submit_(std::move(submit)) {
+    o.min_poll_interval = 0.0001;
+    o.max_poll_interval = 0.0001;
+    auto r = std::make_unique<FakeCommandRunner>();
+    runner = r.get();
+    sched = make(std::move(r), o);
+  }
+  // Submits a job that the fake scheduler numbers `id`.
+  Job Submit(const std::string& id) {
+    runner->Expect(submit_, 0, id + "\n");
+    Job j;
+    j.name = "hb_t";
+    j.script_path = "/s/hb_job.sh";
+    EXPECT_TRUE(sched->Submit(&j).ok());
+    EXPECT_EQ(j.id, id);
+    return j;
+  }
+  void Poll(std::vector<Job*> jobs) {
+    usleep(1000);  // past the (tiny) poll interval
+    sched->Poll(jobs);
+  }
+  int Count(const std::string& program) {
+    auto it = runner->counts().find(program);
+    return it == runner->counts().end() ? 0 : it->second;
+  }
+
+  FakeCommandRunner* runner = nullptr;
+  std::unique_ptr<S> sched;
+
+ private:
+  std::string submit_;
+};
+
+}  // namespace hb
