@@ -108,8 +108,9 @@ start_daemon() {
     { echo "${PROG:-slurm}: start-stop-daemon could not start $name" >&2; return 1; }
   # start-stop-daemon returns once its child has written the PID file, but
   # that child execs the daemon only afterwards (after opening the log,
-  # changing user, ...): for a moment, often >0.1 s on a loaded machine,
-  # the recorded PID still runs start-stop-daemon. Checking the daemon
+  # changing user, ...): for a moment (40 to 70 ms with both cores busy,
+  # more on a busier machine) the recorded PID still runs
+  # start-stop-daemon. Checking the daemon
   # then made slurm-up report "slurmdbd exited while starting" / "slurmd
   # exited" about daemons that were starting fine. So wait until the PID
   # runs EXE, or is gone (the exec failed, or the daemon died at once).
