@@ -20,6 +20,7 @@ struct RunCommandOptions {
   std::string perflog_dir;   // --perflog-dir ("" = config's or <prefix>/perflogs)
   std::string restore_report;  // --restore-session
   bool failed_only = false;    // --failed
+  std::string distribute;      // --distribute[=STATE]: node state ("" = off)
   std::vector<std::string> argv;
 };
 

@@ -161,6 +161,12 @@ int main(int argc, char** argv) {
   run->add_option("--restore-session", run_opts.restore_report, "Re-run the cases of an earlier run report")
       ->type_name("REPORT");
   run->add_flag("--failed", run_opts.failed_only, "With --restore-session: only the cases that failed");
+  run->add_flag("--distribute{idle}", run_opts.distribute,
+                "Run every case once on each node of its partition that is in STATE (default idle; "
+                "also avail, all, or a scheduler state such as mixed), pinned to the node; the node "
+                "becomes the parameter $nid")
+      ->type_name("STATE")
+      ->expected(0, 1);
 
   hb::SessionOptions show_opts;
   std::string show_path;

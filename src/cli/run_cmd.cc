@@ -11,6 +11,7 @@
 #include "results/junit.h"
 #include "results/perflog.h"
 #include "results/run_report.h"
+#include "sched/scheduler_factory.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "version.h"
@@ -85,6 +86,16 @@ int RunCommand(RunCommandOptions o) {
   auto opened = OpenSession(o.session);
   if (!opened.ok()) return Fail(opened.status());
   Session& session = **opened;
+  if (!o.distribute.empty()) {
+    Status st = DistributeCases(&session, [&](const Partition& part) -> Result<std::vector<std::string>> {
+      auto sched = MakeScheduler(part.scheduler, part.sched_options);
+      if (!sched.ok()) return sched.status();
+      std::vector<std::string> options = part.access;
+      options.insert(options.end(), o.exec.job_options.begin(), o.exec.job_options.end());
+      return (*sched)->ListNodes(options, o.distribute);
+    });
+    if (!st.ok()) return Fail(st);
+  }
   if (!restore_ids.empty()) RestrictCases(&session, restore_ids);
 
   SessionInfo info;

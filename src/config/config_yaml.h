@@ -14,14 +14,11 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "util/yaml_util.h"
+
 namespace hb {
 
-// The JSON value of a YAML node (ints stay ints, bools bools, nulls null).
-nlohmann::json YamlToJson(const YAML::Node& node);
-
-// The JSON value of one YAML scalar written plainly (unquoted), e.g.
-// "8" -> 8, "yes" -> true, "~" -> null, "10m" -> "10m".
-nlohmann::json PlainScalarToJson(const std::string& s);
+// YamlToJson and PlainScalarToJson are in util/yaml_util.h.
 
 // The text of a scalar JSON value: a string as it is, a number or boolean
 // as YAML writes it ("8", "true"); "" for null, lists and mappings. For

@@ -503,6 +503,13 @@ Status ParseEnvVarsField(const YAML::Node& n, const std::string& f, TestSpec* s)
 
 Status Ignore(const YAML::Node&, const std::string&, TestSpec*) { return Status::OK(); }
 
+// `k8s`: a mapping kept as JSON; the Kubernetes backend checks its keys.
+Status ParseK8s(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  if (!n.IsMap()) return Err(n, f, "k8s: expected a mapping of Kubernetes settings, got " + YamlTypeName(n));
+  s->k8s = YamlToJson(n);
+  return Status::OK();
+}
+
 const std::map<std::string, Handler>& Handlers() {
   static const std::map<std::string, Handler> kHandlers = {
       {"name", Ignore},
@@ -539,6 +546,7 @@ const std::map<std::string, Handler>& Handlers() {
       {"reference", ParseReference},
       {"depends_on", StringList(&TestSpec::depends_on, "depends_on")},
       {"image", String(&TestSpec::image, "image")},
+      {"k8s", ParseK8s},
       {"max_retries", ParseMaxRetries},
   };
   return kHandlers;

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "check/check_spec.h"
 #include "util/status.h"
 
@@ -65,7 +67,10 @@ struct TestSpec {
   // reference key (sys:part, sys:*, *) -> variable -> Reference
   std::vector<std::pair<std::string, std::map<std::string, Reference>>> reference;
   std::vector<std::string> depends_on;
-  std::string image;     // container image (used by later backends)
+  std::string image;     // container image (container backends: k8s)
+  // The `k8s` block as written: Kubernetes settings that override the
+  // partition's sched_options (node_selector, tolerations, manifest...).
+  nlohmann::json k8s = nlohmann::json::object();
   int max_retries = -1;  // -1 = use the command line's
   // Where each top-level key was written (for messages after loading).
   std::map<std::string, SourceMark> marks;

@@ -501,6 +501,7 @@ Status Executor::SubmitRun(Task* t) {
   job.num_gpus_per_node = s.num_gpus_per_node;
   job.exclusive = s.exclusive_access;
   job.max_pending_time_s = s.max_pending_time_s;
+  if (const std::string* node = c.Param(kNodeParam)) job.pin_nodes = *node;
   for (const auto& a : t->part->access) job.options.push_back(a);
   auto resources = ResourceOptions(*t);
   if (!resources.ok()) return resources.status();

@@ -1,8 +1,11 @@
 #include "run/session.h"
 
+#include <map>
+
 #include <unistd.h>
 
 #include <ctime>
+#include <map>
 #include <set>
 
 #include "config/config_loader.h"
@@ -136,6 +139,46 @@ void RestrictCases(Session* session, const std::vector<std::string>& ids) {
     out.push_back(std::move(c));
   }
   cases = std::move(out);
+}
+
+}  // namespace hb
+
+namespace hb {
+
+Status DistributeCases(Session* session, const NodeLister& list_nodes) {
+  std::map<std::string, std::vector<std::string>> nodes_of;  // by partition
+  for (const auto& c : session->cases) {
+    if (nodes_of.count(c.partition)) continue;
+    auto nodes = list_nodes(session->partition(c.partition));
+    if (!nodes.ok()) return nodes.status().Prefixed("--distribute: partition '" + c.partition + "'");
+    if (nodes->empty())
+      return Status::Error("--distribute: partition '" + c.partition + "' has no node in the requested state");
+    nodes_of[c.partition] = *nodes;
+  }
+  auto& cases = session->cases;
+  // copy_of[i][node] = index of case i's copy on that node.
+  std::vector<std::map<std::string, size_t>> copy_of(cases.size());
+  std::vector<TestCase> out;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    for (const auto& node : nodes_of[cases[i].partition]) {
+      TestCase c = cases[i];
+      c.params.emplace_back(kNodeParam, node);
+      c.display_name += " %" + std::string(kNodeParam) + "=" + node;
+      size_t at = c.id.find('@');
+      c.id.insert(at == std::string::npos ? c.id.size() : at, "%" + std::string(kNodeParam) + "=" + node);
+      std::vector<size_t> deps;
+      for (size_t d : cases[i].deps) {
+        auto it = copy_of[d].find(node);
+        if (it != copy_of[d].end()) deps.push_back(it->second);
+        else c.missing_deps.push_back(cases[d].spec->name + " on node " + node);
+      }
+      c.deps = std::move(deps);
+      copy_of[i][node] = out.size();
+      out.push_back(std::move(c));
+    }
+  }
+  cases = std::move(out);
+  return Status::OK();
 }
 
 }  // namespace hb

@@ -5,6 +5,7 @@
 // folders the run writes to. Built once, read-only afterwards.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,5 +64,17 @@ namespace hb {
 // Keeps only the cases whose id is in `ids`, plus the cases they depend on
 // (transitively), re-linking dependencies. Used by --restore-session.
 void RestrictCases(Session* session, const std::vector<std::string>& ids);
+
+// --distribute: every case becomes one case per node of its partition that
+// is in `state` (see Scheduler::ListNodes), with the node as parameter
+// `$nid` ("stream %$nid=nid001", as ReFrame names them) and the job pinned
+// to it. A case's dependencies are its dependencies' copies on the same
+// node. `list_nodes` answers for one partition (the executor's schedulers
+// in real runs, a fake in tests); it is asked once per partition. A
+// partition with no node in that state is an error that names it.
+using NodeLister = std::function<Result<std::vector<std::string>>(const Partition&)>;
+Status DistributeCases(Session* session, const NodeLister& list_nodes);
+// The parameter --distribute adds.
+inline constexpr char kNodeParam[] = "$nid";
 
 }  // namespace hb

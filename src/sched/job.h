@@ -4,9 +4,12 @@
 // stays in that backend's file.
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace hb {
 
@@ -42,11 +45,26 @@ struct Job {
   int num_tasks_per_node = 0;  // 0 = unset
   int num_cpus_per_task = 0;
   int num_gpus_per_node = 0;
+  std::map<std::string, int> num_devices_per_node;  // generic devices, e.g. {ipu: 4}
   bool exclusive = false;
+  std::string pin_nodes;  // run on these nodes (--distribute); "" = anywhere
   std::vector<std::string> options;  // scheduler options: access, resources, -J options
   // Extra environment for the job process (e.g. HETBENCH_JOB_MARK, used to
   // find processes that escaped the job's process group).
   std::vector<std::pair<std::string, std::string>> env;
+
+  // For backends that run the job somewhere hetbench's files are not
+  // (Kubernetes). Batch and local backends ignore these.
+  std::string image;              // container image (the test's, else its environment's)
+  std::string build_script_path;  // runs before script_path in the same job; "" = none
+  // Files (relative to workdir; globs allowed) that checks or keep_files
+  // read after the job: a remote backend brings them back into workdir.
+  std::vector<std::string> fetch_files;
+  // Who the job belongs to, for labels: session id, test case id and name.
+  std::string session_id, case_id;
+  // The test's `k8s` block as written (node_selector, tolerations,
+  // manifest...): overrides the partition's sched_options.
+  nlohmann::json backend_spec = nlohmann::json::object();
 
   // Filled by the scheduler.
   std::string id;

@@ -62,6 +62,10 @@ class LocalScheduler : public Scheduler {
   void Cancel(Job* job) override;
   double NextPollDelay() const override;
   void Shutdown() override;
+  // This host, whatever the state (a local job always has it).
+  Result<std::vector<std::string>> ListNodes(const std::vector<std::string>&, const std::string&) override {
+    return std::vector<std::string>{hostname_};
+  }
 
   // The name of the job-mark environment variable.
   static constexpr const char* kMarkVar = "HETBENCH_JOB_MARK";

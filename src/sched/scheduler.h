@@ -53,6 +53,17 @@ class Scheduler {
   // Things the user should hear about once (e.g. "accounting is off, using
   // squeue"); the executor prints and clears them after each Poll.
   virtual std::vector<std::string> TakeNotices() { return {}; }
+
+  // The nodes a job with these options (the partition's access options and
+  // -J options: --partition, --constraint, --nodelist...) could run on, that
+  // are in `state`: "all", "avail" (up and usable: idle, mixed or
+  // allocated, not drained, down, reserved or in maintenance), "idle" (idle
+  // and usable) or any scheduler state name ("mixed", "drain"...). For
+  // --distribute. Backends that cannot list nodes say so.
+  virtual Result<std::vector<std::string>> ListNodes(const std::vector<std::string>& options,
+                                                     const std::string& state) {
+    return Status::Error("the '" + name() + "' scheduler cannot list nodes");
+  }
 };
 
 }  // namespace hb

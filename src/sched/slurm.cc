@@ -1,5 +1,7 @@
 #include "sched/slurm.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -237,6 +239,7 @@ std::vector<std::string> SlurmScheduler::Directives(const Job& job) const {
     opt(std::string("--time=") + buf);
   }
   if (job.exclusive) opt("--exclusive");
+  if (!job.pin_nodes.empty()) opt("--nodelist=" + job.pin_nodes);
   if (options().use_nodes_option && job.num_tasks_per_node > 0) {
     int nodes = (job.num_tasks + job.num_tasks_per_node - 1) / job.num_tasks_per_node;
     opt("--nodes=" + std::to_string(nodes));
@@ -336,6 +339,144 @@ Result<Observations> SlurmScheduler::Query(const std::vector<std::string>& ids) 
     use_sacct_ = false;
   }
   return QuerySqueue(ids);
+}
+
+namespace {
+
+// The value of an option in any of Slurm's spellings: "--partition=x",
+// "--partition x" (one word), "-p x", "-px". "" when absent.
+std::string OptionValue(const std::vector<std::string>& options, const std::string& lng, const std::string& shrt) {
+  std::string value;
+  for (size_t i = 0; i < options.size(); ++i) {
+    std::string o = Trim(options[i]);
+    if (StartsWith(o, lng + "=")) value = o.substr(lng.size() + 1);
+    else if (StartsWith(o, lng + " ")) value = Trim(o.substr(lng.size() + 1));
+    else if (o == lng && i + 1 < options.size()) value = options[i + 1];
+    else if (!shrt.empty() && StartsWith(o, shrt + " ")) value = Trim(o.substr(shrt.size() + 1));
+    else if (!shrt.empty() && o == shrt && i + 1 < options.size()) value = options[i + 1];
+    else if (!shrt.empty() && StartsWith(o, shrt) && o.size() > shrt.size() && o[shrt.size()] != '-')
+      value = o.substr(shrt.size());
+  }
+  return value;
+}
+
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+std::string Upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Flags that make a node unusable for new jobs.
+bool Unusable(const SlurmNode& n) {
+  for (const char* f : {"DOWN", "DRAIN", "DRAINED", "DRAINING", "FAIL", "FAILING", "MAINT", "RESERVED",
+                        "NOT_RESPONDING", "POWERED_DOWN", "POWERING_DOWN", "REBOOT_ISSUED", "FUTURE", "UNKNOWN"})
+    if (Has(n.states, f)) return true;
+  return false;
+}
+
+bool InState(const SlurmNode& n, const std::string& state) {
+  std::string st = Upper(state);
+  if (st == "ALL") return true;
+  if (st == "AVAIL")
+    return !Unusable(n) && (Has(n.states, "IDLE") || Has(n.states, "MIXED") || Has(n.states, "ALLOCATED") ||
+                            Has(n.states, "COMPLETING"));
+  if (st == "IDLE") return !Unusable(n) && Has(n.states, "IDLE");
+  return Has(n.states, st);
+}
+
+}  // namespace
+
+std::vector<SlurmNode> ParseSlurmNodes(const std::string& out) {
+  std::vector<SlurmNode> nodes;
+  for (const auto& line : Split(out, '\n')) {
+    auto kv = KeyValues(line);
+    auto name = kv.find("NodeName");
+    if (name == kv.end() || name->second.empty()) continue;
+    SlurmNode n;
+    n.name = FirstWord(name->second);
+    std::string state = FirstWord(kv["State"]);
+    if (!state.empty() && state.back() == '*') {
+      state.pop_back();
+      n.states.push_back("NOT_RESPONDING");
+    }
+    for (const auto& s : Split(state, '+'))
+      if (!s.empty()) n.states.push_back(Upper(s));
+    for (const auto& p : Split(FirstWord(kv["Partitions"]), ','))
+      if (!p.empty()) n.partitions.push_back(p);
+    std::string feats = FirstWord(kv.count("ActiveFeatures") ? kv["ActiveFeatures"] : kv["AvailableFeatures"]);
+    if (feats != "(null)")
+      for (const auto& f : Split(feats, ','))
+        if (!f.empty()) n.features.push_back(f);
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
+std::vector<std::string> SelectSlurmNodes(const std::vector<SlurmNode>& nodes, const std::vector<std::string>& options,
+                                          const std::string& state,
+                                          const std::vector<std::string>& reservation_nodes) {
+  std::string partition = OptionValue(options, "--partition", "-p");
+  std::string constraint = OptionValue(options, "--constraint", "-C");
+  std::string include = OptionValue(options, "--nodelist", "-w");
+  std::string exclude = OptionValue(options, "--exclude", "-x");
+  std::string reservation = OptionValue(options, "--reservation", "");
+  std::vector<std::string> partitions = partition.empty() ? std::vector<std::string>{} : Split(partition, ',');
+  std::vector<std::string> wanted = include.empty() ? std::vector<std::string>{} : ExpandSlurmNodelist(include);
+  std::vector<std::string> excluded = exclude.empty() ? std::vector<std::string>{} : ExpandSlurmNodelist(exclude);
+  // Constraints: features joined by '&' or ',' must all be there (AND);
+  // '|' alternatives: any of them.
+  std::vector<std::vector<std::string>> any_of;
+  if (!constraint.empty()) {
+    std::string c = ReplaceAll(ReplaceAll(ReplaceAll(constraint, "[", ""), "]", ""), ",", "&");
+    for (const auto& conj : Split(c, '&')) {
+      std::vector<std::string> alts;
+      for (const auto& a : Split(conj, '|'))
+        if (!Trim(a).empty()) alts.push_back(Trim(a));
+      if (!alts.empty()) any_of.push_back(alts);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& n : nodes) {
+    if (!partitions.empty()) {
+      bool in = false;
+      for (const auto& p : partitions) in = in || Has(n.partitions, p);
+      if (!in) continue;
+    }
+    if (!wanted.empty() && !Has(wanted, n.name)) continue;
+    if (Has(excluded, n.name)) continue;
+    if (!reservation.empty() && !Has(reservation_nodes, n.name)) continue;
+    bool ok = true;
+    for (const auto& alts : any_of) {
+      bool one = false;
+      for (const auto& a : alts) one = one || Has(n.features, a);
+      ok = ok && one;
+    }
+    if (!ok) continue;
+    // In a reservation of ours, RESERVED is no obstacle.
+    SlurmNode m = n;
+    if (!reservation.empty()) m.states.erase(std::remove(m.states.begin(), m.states.end(), "RESERVED"), m.states.end());
+    if (InState(m, state)) out.push_back(n.name);
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> SlurmScheduler::ListNodes(const std::vector<std::string>& job_options,
+                                                           const std::string& state) {
+  CommandResult r = runner().Run({"scontrol", "-a", "show", "-o", "node"}, options().query_timeout);
+  if (r.exit_code != 0) return Status::Error("cannot list the Slurm nodes: " + r.Problem("scontrol"));
+  std::vector<std::string> res_nodes;
+  std::string reservation = OptionValue(job_options, "--reservation", "");
+  if (!reservation.empty()) {
+    CommandResult rr = runner().Run({"scontrol", "-a", "show", "-o", "reservation", reservation}, options().query_timeout);
+    if (rr.exit_code != 0)
+      return Status::Error("cannot read Slurm reservation '" + reservation + "': " + rr.Problem("scontrol"));
+    auto kv = KeyValues(rr.out);
+    res_nodes = ExpandSlurmNodelist(FirstWord(kv["Nodes"]));
+  }
+  return SelectSlurmNodes(ParseSlurmNodes(r.out), job_options, state, res_nodes);
 }
 
 }  // namespace hb

@@ -26,6 +26,10 @@ class SlurmScheduler : public BatchScheduler {
   std::string name() const override { return name_; }
   std::vector<std::string> Directives(const Job& job) const override;
   bool using_sacct() const { return use_sacct_; }
+  // One `scontrol -a show -o node` (plus `scontrol -a show -o reservation`
+  // when the options name a reservation), filtered as SelectSlurmNodes says.
+  Result<std::vector<std::string>> ListNodes(const std::vector<std::string>& options,
+                                             const std::string& state) override;
 
  protected:
   std::vector<std::string> RequiredCommands() const override;
@@ -57,6 +61,21 @@ Observations ParseScontrolJobs(const std::string& out);
 Observations ParseSacct(const std::string& out);
 // "nid[001-003,007],login1" -> nid001 nid002 nid003 nid007 login1.
 std::vector<std::string> ExpandSlurmNodelist(const std::string& list);
+// One node of `scontrol -a show -o node`.
+struct SlurmNode {
+  std::string name;
+  std::vector<std::string> states;      // "IDLE+DRAIN" -> IDLE, DRAIN ('*' of a non-responding node -> NOT_RESPONDING)
+  std::vector<std::string> partitions;
+  std::vector<std::string> features;    // ActiveFeatures
+};
+std::vector<SlurmNode> ParseSlurmNodes(const std::string& out);
+// The nodes a job with these sbatch options could use (-p/--partition,
+// -C/--constraint with '&' or ',' between features, -w/--nodelist,
+// -x/--exclude; a reservation's nodes given separately), in `state` (see
+// Scheduler::ListNodes). Without a partition option, every node counts.
+std::vector<std::string> SelectSlurmNodes(const std::vector<SlurmNode>& nodes, const std::vector<std::string>& options,
+                                          const std::string& state,
+                                          const std::vector<std::string>& reservation_nodes = {});
 // "2026-11-30T08:40:01" (local time) -> epoch seconds; 0 for Unknown/None.
 double ParseSlurmTime(const std::string& text);
 

@@ -286,5 +286,69 @@ TEST(SlurmScheduler, MissingCommandsAreOneClearError) {
   EXPECT_NE(st.message().find("needs the command 'sbatch', which is not in PATH"), std::string::npos);
 }
 
+// `scontrol -a show -o node` as Slurm 22.05 prints it (fields trimmed).
+const char kNodes[] =
+    "NodeName=nid001 Arch=x86_64 CoresPerSocket=64 CPUAlloc=0 AvailableFeatures=a100,ib ActiveFeatures=a100,ib "
+    "Gres=gpu:4 NodeAddr=nid001 State=IDLE ThreadsPerCore=2 Partitions=gpu,all  BootTime=2026-11-30T07:33:29\n"
+    "NodeName=nid002 Arch=x86_64 AvailableFeatures=a100 ActiveFeatures=a100 State=MIXED Partitions=gpu,all\n"
+    "NodeName=nid003 Arch=x86_64 AvailableFeatures=a100,ib ActiveFeatures=a100,ib State=IDLE+DRAIN "
+    "Partitions=gpu,all Reason=bad dimm [root@2026-11-29T10:00:00]\n"
+    "NodeName=nid004 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null) State=DOWN* Partitions=cpu,all\n"
+    "NodeName=nid005 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null) State=ALLOCATED Partitions=cpu,all\n"
+    "NodeName=nid006 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null) State=IDLE+RESERVED Partitions=cpu,all\n"
+    "NodeName=nid007 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null) State=IDLE Partitions=cpu,all\n";
+
+TEST(SlurmNodes, ParseStatesPartitionsFeatures) {
+  auto nodes = ParseSlurmNodes(kNodes);
+  ASSERT_EQ(nodes.size(), 7u);
+  EXPECT_EQ(nodes[0].name, "nid001");
+  EXPECT_EQ(nodes[0].partitions, (std::vector<std::string>{"gpu", "all"}));
+  EXPECT_EQ(nodes[0].features, (std::vector<std::string>{"a100", "ib"}));
+  EXPECT_EQ(nodes[2].states, (std::vector<std::string>{"IDLE", "DRAIN"}));
+  EXPECT_EQ(nodes[3].states, (std::vector<std::string>{"NOT_RESPONDING", "DOWN"}));
+  EXPECT_TRUE(nodes[3].features.empty());
+}
+
+TEST(SlurmNodes, SelectByStatePartitionConstraintAndLists) {
+  auto nodes = ParseSlurmNodes(kNodes);
+  using V = std::vector<std::string>;
+  // idle: usable idle nodes only (not drained, reserved or down).
+  EXPECT_EQ(SelectSlurmNodes(nodes, {}, "idle"), (V{"nid001", "nid007"}));
+  EXPECT_EQ(SelectSlurmNodes(nodes, {}, "avail"), (V{"nid001", "nid002", "nid005", "nid007"}));
+  EXPECT_EQ(SelectSlurmNodes(nodes, {}, "all").size(), 7u);
+  EXPECT_EQ(SelectSlurmNodes(nodes, {}, "drain"), (V{"nid003"}));
+  EXPECT_EQ(SelectSlurmNodes(nodes, {}, "MIXED"), (V{"nid002"}));
+  // Partition, in each of sbatch's spellings.
+  EXPECT_EQ(SelectSlurmNodes(nodes, {"--partition=gpu"}, "avail"), (V{"nid001", "nid002"}));
+  EXPECT_EQ(SelectSlurmNodes(nodes, {"-p cpu"}, "avail"), (V{"nid005", "nid007"}));
+  EXPECT_EQ(SelectSlurmNodes(nodes, {"-p", "cpu"}, "idle"), (V{"nid007"}));
+  // Constraints: AND with & (or ,), OR with |.
+  EXPECT_EQ(SelectSlurmNodes(nodes, {"--partition=gpu", "--constraint=a100&ib"}, "all"), (V{"nid001", "nid003"}));
+  EXPECT_EQ(SelectSlurmNodes(nodes, {"-C ib|a100"}, "avail"), (V{"nid001", "nid002"}));
+  // Node lists and exclusions, with Slurm's ranges.
+  EXPECT_EQ(SelectSlurmNodes(nodes, {"--nodelist=nid[001-002,005]"}, "avail"), (V{"nid001", "nid002", "nid005"}));
+  EXPECT_EQ(SelectSlurmNodes(nodes, {"--exclude=nid[001-002]"}, "avail"), (V{"nid005", "nid007"}));
+  // A reservation's own nodes count although they are RESERVED.
+  EXPECT_EQ(SelectSlurmNodes(nodes, {"--reservation=maint"}, "idle", {"nid006", "nid007"}), (V{"nid006", "nid007"}));
+}
+
+TEST(SlurmNodes, ListNodesRunsOneScontrolAndPinsJobs) {
+  Fixture f("squeue");
+  f.runner->Expect("scontrol", 0, kNodes);
+  auto nodes = f.sched->ListNodes({"--partition=gpu"}, "idle");
+  ASSERT_TRUE(nodes.ok()) << nodes.status().str();
+  EXPECT_EQ(*nodes, (std::vector<std::string>{"nid001"}));
+  EXPECT_EQ(f.runner->calls, (std::vector<std::string>{"scontrol -a show -o node"}));
+  f.runner->Expect("scontrol", 1, "", "slurm_load_node error: Unable to contact slurm controller");
+  auto down = f.sched->ListNodes({}, "idle");
+  ASSERT_FALSE(down.ok());
+  EXPECT_NE(down.status().message().find("Unable to contact slurm controller"), std::string::npos);
+  Job j;
+  j.name = "hb_t";
+  j.pin_nodes = "nid001";
+  auto d = f.sched->Directives(j);
+  EXPECT_NE(std::find(d.begin(), d.end(), "#SBATCH --nodelist=nid001"), d.end());
+}
+
 }  // namespace
 }  // namespace hb

@@ -1,7 +1,13 @@
 #include "util/yaml_util.h"
 
+#include <cmath>
 #include <fstream>
+#include <optional>
+#include <regex>
+#include <set>
 #include <sstream>
+
+#include "util/strings.h"
 
 namespace hb {
 
@@ -98,6 +104,91 @@ Result<std::vector<std::string>> YamlStringList(const YAML::Node& n, const std::
       return Status::Error(MarkOf(item, file),
                            what + ": expected a list of strings, but an item is " + YamlTypeName(item));
     out.push_back(item.Scalar());
+  }
+  return out;
+}
+
+namespace {
+const char kStrTag[] = "tag:yaml.org,2002:str";
+
+std::optional<long long> ParseInt(std::string s) {
+  s = ReplaceAll(s, "_", "");
+  int base = 10;
+  bool neg = !s.empty() && s[0] == '-';
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.erase(0, 1);
+  if (StartsWith(s, "0x")) {
+    base = 16;
+    s.erase(0, 2);
+  } else if (StartsWith(s, "0b")) {
+    base = 2;
+    s.erase(0, 2);
+  } else if (s.size() > 1 && s[0] == '0') {
+    base = 8;  // YAML 1.1: a leading 0 means octal
+  }
+  try {
+    size_t used = 0;
+    long long v = std::stoll(s, &used, base);
+    if (used != s.size()) return std::nullopt;
+    return neg ? -v : v;
+  } catch (const std::exception&) {
+    return std::nullopt;  // out of range: keep the text
+  }
+}
+
+nlohmann::json ParseFloat(const std::string& s) {
+  std::string t = ReplaceAll(s, "_", "");
+  if (t.find("inf") != std::string::npos || t.find("Inf") != std::string::npos ||
+      t.find("INF") != std::string::npos)
+    return t[0] == '-' ? -INFINITY : INFINITY;
+  if (t.find_first_of("nN") != std::string::npos) return NAN;
+  try {
+    return std::stod(t);
+  } catch (const std::exception&) {
+    return s;
+  }
+}
+
+}  // namespace
+
+nlohmann::json PlainScalarToJson(const std::string& s) {
+  static const std::set<std::string> kNull = {"", "~", "null", "Null", "NULL"};
+  static const std::set<std::string> kTrue = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+  static const std::set<std::string> kFalse = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+  static const std::regex kInt(R"([-+]?(0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|0b[01_]+|0[0-7_]+))");
+  static const std::regex kFloat(
+      R"([-+]?[0-9][0-9_]*\.[0-9_]*([eE][-+][0-9]+)?|[-+]?\.[0-9][0-9_]*([eE][-+][0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))");
+  if (kNull.count(s)) return nullptr;
+  if (kTrue.count(s)) return true;
+  if (kFalse.count(s)) return false;
+  if (std::regex_match(s, kInt)) {
+    if (auto v = ParseInt(s)) return *v;
+    return s;
+  }
+  if (std::regex_match(s, kFloat)) return ParseFloat(s);
+  return s;
+}
+
+nlohmann::json YamlToJson(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) {
+    // A quoted empty string or '~' is a string, not a null.
+    if (node.IsDefined() && node.Tag() == "!") return node.Scalar();
+    return nullptr;
+  }
+  if (node.IsScalar()) {
+    if (node.Tag() == "?") return PlainScalarToJson(node.Scalar());
+    if (node.Tag() == "!" || node.Tag() == kStrTag || !StartsWith(node.Tag(), "tag:yaml.org"))
+      return node.Scalar();
+    return PlainScalarToJson(node.Scalar());
+  }
+  if (node.IsSequence()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : node) out.push_back(YamlToJson(item));
+    return out;
+  }
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& kv : node) {
+    std::string key = kv.first.IsScalar() ? kv.first.Scalar() : YAML::Dump(kv.first);
+    out[key] = YamlToJson(kv.second);
   }
   return out;
 }

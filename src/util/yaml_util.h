@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include "util/status.h"
@@ -32,5 +33,14 @@ Result<bool> YamlBool(const YAML::Node& n, const std::string& file, const std::s
 // A list of scalars; a lone scalar is accepted as a one-element list.
 Result<std::vector<std::string>> YamlStringList(const YAML::Node& n, const std::string& file,
                                                 const std::string& what);
+
+// The JSON value of a YAML node, typed as ReFrame's YAML reader (PyYAML,
+// YAML 1.1) types plain scalars: ints stay ints, `yes` is true, `~` null;
+// quoted scalars are always strings.
+nlohmann::json YamlToJson(const YAML::Node& node);
+
+// The JSON value of one YAML scalar written plainly (unquoted), e.g.
+// "8" -> 8, "yes" -> true, "~" -> null, "10m" -> "10m".
+nlohmann::json PlainScalarToJson(const std::string& s);
 
 }  // namespace hb

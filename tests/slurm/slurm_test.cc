@@ -129,7 +129,10 @@ executable_opts: ['-c', "'echo oops >&2; exit 3'"]
 }
 
 TEST_P(SlurmTest, TimeLimit) {
-  // Slurm's time limits are whole minutes; the job is killed about a minute in.
+  // Slurm's time limits are whole minutes; the job is killed about a minute
+  // in. Once per cluster configuration: the `slurm` backend falling back to
+  // squeue follows jobs exactly as `squeue` does.
+  if (!GetParam().accounting && std::string(GetParam().partition) == "sacct") GTEST_SKIP() << "same path as squeue";
   auto o = Run("name: slow\nexecutable: sleep\nexecutable_opts: ['600']\ntime_limit: 1m\n");
   EXPECT_EQ(o.exit_code, 1) << o.out;
   EXPECT_NE(o.out.find("run: time limit exceeded (Slurm state TIMEOUT)"), std::string::npos) << o.out;
@@ -259,6 +262,29 @@ TEST_P(SlurmOnce, ControllerRestartMidRun) {
   std::this_thread::sleep_for(std::chrono::seconds(3));
   EnsureSlurm(GetParam().accounting);
   EXPECT_EQ(e2e::WaitExit(pid, 120), 0) << Read(dir_ + "/hb.stdout");
+}
+
+// --distribute: one case per node of the partition, pinned with --nodelist.
+TEST_P(SlurmOnce, DistributeRunsOneCasePerNode) {
+  std::string node = Shell("scontrol -a show -o node | sed -n 's/^NodeName=\\([^ ]*\\).*/\\1/p' | head -1");
+  while (!node.empty() && (node.back() == '\n' || node.back() == ' ')) node.pop_back();
+  ASSERT_FALSE(node.empty()) << Shell("scontrol -a show -o node");
+  auto o = Run("name: where\nexecutable: hostname\n", {"--distribute=avail"});
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("where %$nid=" + node), std::string::npos) << o.out;
+  auto rep = Report();
+  ASSERT_EQ(rep["cases"].size(), 1u) << o.out;
+  EXPECT_EQ(rep["cases"][0]["job"]["nodelist"], nlohmann::json::array({node})) << rep["cases"][0].dump();
+  auto scripts = e2e::Find(dir_ + "/output", "hb_job.sh");
+  ASSERT_FALSE(scripts.empty());
+  EXPECT_NE(Read(scripts[0]).find("#SBATCH --nodelist=" + node + "\n"), std::string::npos) << Read(scripts[0]);
+  // A state no node is in: one clear error, nothing submitted.
+  auto none = Run("name: where\nexecutable: hostname\n", {"--distribute=drain"});
+  EXPECT_EQ(none.exit_code, 2) << none.out << none.err;
+  EXPECT_NE(none.err.find("--distribute: partition '" + std::string(GetParam().partition) +
+                          "' has no node in the requested state"),
+            std::string::npos)
+      << none.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Slurm, SlurmOnce, ::testing::Values(Param{false, "squeue"}),
