@@ -315,6 +315,10 @@ void Executor::StartReadyTasks() {
       continue;
     }
     Start(t);
+    // Submissions block (an sbatch takes ~0.1 s): when a poll falls due,
+    // let the main loop poll before submitting more, so that jobs ending
+    // meanwhile are noticed promptly (the loop comes back here at once).
+    if (!in_flight_.empty() && NextTimeout() <= 0) return;
   }
 }
 
