@@ -1,6 +1,7 @@
 #include "sched/scheduler_factory.h"
 
 #include <algorithm>
+#include <map>
 
 #include "sched/local_scheduler.h"
 #include "sched/pbs.h"
@@ -12,22 +13,21 @@ namespace hb {
 
 namespace {
 
-// Backends hetbench knows by name but has not built yet.
-const std::vector<std::string>& PlannedSchedulers() {
-  static const std::vector<std::string> kPlanned = {"k8s", "kubernetes"};
-  return kPlanned;
+std::map<std::string, SchedulerMaker>& Registered() {
+  static std::map<std::string, SchedulerMaker> makers;
+  return makers;
 }
 
 }  // namespace
 
-const std::vector<std::string>& SchedulerNames() {
-  static const std::vector<std::string> kNames = [] {
-    std::vector<std::string> names = {"local", "slurm", "squeue", "pbs", "pbspro", "torque", "sge"};
-    names.insert(names.end(), PlannedSchedulers().begin(), PlannedSchedulers().end());
-    return names;
-  }();
-  return kNames;
+std::vector<std::string> SchedulerNames() {
+  std::vector<std::string> names = {"local", "slurm", "squeue", "pbs", "pbspro", "torque", "sge"};
+  for (const auto& [name, maker] : Registered())
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  return names;
 }
+
+void RegisterScheduler(const std::string& name, SchedulerMaker maker) { Registered()[name] = std::move(maker); }
 
 Result<std::unique_ptr<Scheduler>> MakeScheduler(const std::string& name, const nlohmann::json& sched_options) {
   if (name == "local") return std::unique_ptr<Scheduler>(std::make_unique<LocalScheduler>());
@@ -46,10 +46,8 @@ Result<std::unique_ptr<Scheduler>> MakeScheduler(const std::string& name, const 
     return std::unique_ptr<Scheduler>(
         std::make_unique<PbsScheduler>(name, MakeSystemCommandRunner(), std::move(opts.value())));
   }
-  const auto& planned = PlannedSchedulers();
-  if (std::find(planned.begin(), planned.end(), name) != planned.end()) {
-    return Status::Error("scheduler '" + name + "' is not available in this build yet");
-  }
+  auto reg = Registered().find(name);
+  if (reg != Registered().end()) return reg->second(name, sched_options);
   return Status::Error("unknown scheduler '" + name + "'" + DidYouMean(name, SchedulerNames()) +
                        " (known: " + Join(SchedulerNames(), ", ") + ")");
 }

@@ -1,9 +1,12 @@
 // MakeScheduler: the Scheduler a partition names: `local`, `slurm`,
-// `squeue`, `pbs`, `pbspro`, `torque` and `sge` (ReFrame's names). `k8s`
-// answers "not available in this build yet" until its files land here.
-// Stateless; thread-safe.
+// `squeue`, `pbs`, `pbspro`, `torque` and `sge` (ReFrame's names), and
+// those a higher layer registers (`k8s` and `kubernetes`, from src/k8s,
+// registered by the run layer with the command line's Kubernetes flags).
+// Registration happens once at start-up, before any MakeScheduler; after
+// that, thread-safe.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,7 +23,13 @@ namespace hb {
 Result<std::unique_ptr<Scheduler>> MakeScheduler(const std::string& name,
                                                  const nlohmann::json& sched_options = nlohmann::json::object());
 
-// Every scheduler name hetbench knows, available or not.
-const std::vector<std::string>& SchedulerNames();
+// Every scheduler name hetbench knows (built in and registered).
+std::vector<std::string> SchedulerNames();
+
+// Makes the backends a layer above sched provides. A later registration of
+// the same name replaces the earlier one.
+using SchedulerMaker =
+    std::function<Result<std::unique_ptr<Scheduler>>(const std::string& name, const nlohmann::json& sched_options)>;
+void RegisterScheduler(const std::string& name, SchedulerMaker maker);
 
 }  // namespace hb

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace hb {
 namespace {
 
@@ -39,9 +41,19 @@ TEST(MakeScheduler, KnowsLocalAndNamesTheRest) {
             "sched_options: 'pe' must be the name of a parallel environment (e.g. smp)");
   EXPECT_FALSE(MakeScheduler("sge", {{"lost_after", "later"}}).ok());
 
-  auto k8s = MakeScheduler("k8s");
-  ASSERT_FALSE(k8s.ok());
-  EXPECT_EQ(k8s.status().message(), "scheduler 'k8s' is not available in this build yet");
+  // Backends of higher layers come in through RegisterScheduler.
+  std::string asked;
+  RegisterScheduler("fakebackend", [&](const std::string& name, const nlohmann::json& so)
+                                       -> Result<std::unique_ptr<Scheduler>> {
+    asked = name + " " + so.dump();
+    return Status::Error("no cluster here");
+  });
+  auto fake = MakeScheduler("fakebackend", {{"namespace", "ns"}});
+  ASSERT_FALSE(fake.ok());
+  EXPECT_EQ(fake.status().message(), "no cluster here");
+  EXPECT_EQ(asked, "fakebackend {\"namespace\":\"ns\"}");
+  auto names = SchedulerNames();
+  EXPECT_NE(std::find(names.begin(), names.end(), "fakebackend"), names.end());
 
   auto typo = MakeScheduler("lcoal");
   ASSERT_FALSE(typo.ok());
