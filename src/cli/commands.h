@@ -21,6 +21,8 @@ struct RunCommandOptions {
   std::string restore_report;  // --restore-session
   bool failed_only = false;    // --failed
   std::string distribute;      // --distribute[=STATE]: node state ("" = off)
+  std::string kubeconfig;      // --kubeconfig (Kubernetes partitions)
+  bool keep_failed_jobs = false;  // --keep-failed-jobs (Kubernetes partitions)
   std::vector<std::string> argv;
 };
 

@@ -167,6 +167,12 @@ int main(int argc, char** argv) {
                 "becomes the parameter $nid")
       ->type_name("STATE")
       ->expected(0, 1);
+  run->add_option("--kubeconfig", run_opts.kubeconfig,
+                  "Kubernetes partitions: the kubeconfig file (default: the partition's `kubeconfig`, "
+                  "then $KUBECONFIG, then ~/.kube/config, then the in-cluster service account)")
+      ->type_name("FILE");
+  run->add_flag("--keep-failed-jobs", run_opts.keep_failed_jobs,
+                "Kubernetes partitions: keep the Jobs of failed cases for inspection instead of deleting them");
 
   hb::SessionOptions show_opts;
   std::string show_path;

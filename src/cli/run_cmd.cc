@@ -8,6 +8,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "k8s/k8s_scheduler.h"
 #include "results/junit.h"
 #include "results/perflog.h"
 #include "results/run_report.h"
@@ -59,6 +60,15 @@ std::string PerflogDir(const RunCommandOptions& o, const Session& s) {
   return JoinPath(s.prefix, "perflogs");
 }
 
+// The Kubernetes backend lives above src/sched; it comes in through the
+// scheduler registry, with the command line's flags.
+void RegisterK8sSchedulers(const K8sRunFlags& flags) {
+  for (const char* name : {"k8s", "kubernetes"})
+    RegisterScheduler(name, [flags](const std::string& n, const nlohmann::json& so) {
+      return MakeK8sScheduler(n, so, flags);
+    });
+}
+
 int Fail(const Status& st) {
   std::fprintf(stderr, "hetbench: error: %s\n", st.str().c_str());
   return 2;
@@ -83,6 +93,7 @@ int RunCommand(RunCommandOptions o) {
     }
     if (o.session.test_paths.empty()) o.session.test_paths.assign(files.begin(), files.end());
   }
+  RegisterK8sSchedulers(K8sRunFlags{o.kubeconfig, o.keep_failed_jobs});
   auto opened = OpenSession(o.session);
   if (!opened.ok()) return Fail(opened.status());
   Session& session = **opened;

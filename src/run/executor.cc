@@ -105,6 +105,8 @@ struct Executor::Task {
   int dependents_left = 0;     // tasks still to run that may read our stage dir
   bool remove_stage_when_free = false;
   double stage_started = 0;
+  // A build that runs inside the job (container backends): its script.
+  std::string build_in_job;
   CaseResult result;
 };
 
@@ -438,6 +440,27 @@ std::vector<std::pair<std::string, std::string>> ConfigEnv(const System& sys, co
 }
 }  // namespace
 
+namespace {
+// Backends whose jobs run where hetbench's host is not: the build must run
+// inside the job.
+bool BuildsInJob(const Partition& p) { return p.scheduler == "k8s" || p.scheduler == "kubernetes"; }
+}  // namespace
+
+// The files (relative to the stage directory; globs allowed) that the
+// checks and keep_files read after the job, besides stdout and stderr.
+std::vector<std::string> Executor::FilesChecksRead(const Task& t) const {
+  const TestSpec& s = *t.tc->spec;
+  std::set<std::string> files;
+  auto add = [&](const std::string& in) {
+    std::string f = Expand(t, in, false);
+    if (f != "stdout" && f != "stderr" && !f.empty()) files.insert(f);
+  };
+  for (const auto& x : s.sanity) add(x.in);
+  for (const auto& x : s.performance) add(x.in);
+  for (const auto& k : s.keep_files) add(k);
+  return {files.begin(), files.end()};
+}
+
 Status Executor::SubmitBuild(Task* t) {
   const TestSpec& s = *t->tc->spec;
   BuildSpec b = s.build;
@@ -459,7 +482,10 @@ Status Executor::SubmitBuild(Task* t) {
   std::string path = JoinPath(t->stagedir, kBuildScript);
   Status st = WriteFile(path, script);
   if (!st.ok()) return st;
-  if (opts_.dry_run) return SubmitRun(t);
+  // Where hetbench's host is not where the job runs (Kubernetes), the build
+  // runs first inside the job itself, in the same container.
+  if (BuildsInJob(*t->part)) t->build_in_job = path;
+  if (opts_.dry_run || BuildsInJob(*t->part)) return SubmitRun(t);
 
   std::string err;
   Partition local_part;  // builds run locally
@@ -505,7 +531,15 @@ Status Executor::SubmitRun(Task* t) {
   job.num_gpus_per_node = s.num_gpus_per_node;
   job.exclusive = s.exclusive_access;
   job.max_pending_time_s = s.max_pending_time_s;
+  job.num_devices_per_node = s.num_devices_per_node;
   if (const std::string* node = c.Param(kNodeParam)) job.pin_nodes = *node;
+  // For backends that run the job away from this host (Kubernetes).
+  job.image = !s.image.empty() ? Expand(*t, s.image, false) : (t->env ? t->env->image : "");
+  job.build_script_path = t->build_in_job;
+  job.fetch_files = FilesChecksRead(*t);
+  job.session_id = session_.id;
+  job.case_id = c.id;
+  job.backend_spec = s.k8s;
   for (const auto& a : t->part->access) job.options.push_back(a);
   auto resources = ResourceOptions(*t);
   if (!resources.ok()) return resources.status();

@@ -64,6 +64,7 @@ class Executor {
   struct Task;
 
   void MakeTasks();
+  std::vector<std::string> FilesChecksRead(const Task& t) const;
   void StartReadyTasks();
   bool CanStart(const Task& t) const;
   bool DepsDone(const Task& t, std::string* failed_dep) const;

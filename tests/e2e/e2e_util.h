@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,5 +39,11 @@ int WaitExit(pid_t pid, double timeout_s);
 
 // Pids of live processes whose environment contains `needle`.
 std::vector<pid_t> ProcessesWithEnv(const std::string& needle);
+
+// What a shell command prints on stdout.
+std::string Shell(const std::string& cmd);
+
+// Waits up to timeout_s for `done()` to hold, checking every 100 ms.
+bool WaitFor(const std::function<bool()>& done, double timeout_s);
 
 }  // namespace e2e

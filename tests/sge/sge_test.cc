@@ -16,6 +16,8 @@
 
 using e2e::Hetbench;
 using e2e::Read;
+using e2e::Shell;
+using e2e::WaitFor;
 using e2e::Write;
 
 namespace {
@@ -29,17 +31,6 @@ void EnsureSge() {
   ASSERT_EQ(rc, 0) << "scripts/sge-up failed:\n" << Read("/tmp/hb_sge_up.log");
 }
 
-std::string Shell(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
-}
-
 // How many jobs named `name` qstat lists (any user), in state `state` ("" = any).
 int Jobs(const std::string& name, const std::string& state = "") {
   std::string xml = Shell("qstat -xml -u '*' 2>/dev/null");
@@ -48,17 +39,6 @@ int Jobs(const std::string& name, const std::string& state = "") {
   for (auto it = std::sregex_iterator(xml.begin(), xml.end(), entry); it != std::sregex_iterator(); ++it)
     n += state.empty() || (*it)[1] == state;
   return n;
-}
-
-// Waits up to timeout_s for `done` to hold.
-template <typename F>
-bool WaitFor(F done, double timeout_s) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return done();
 }
 
 const char* kSite = R"(

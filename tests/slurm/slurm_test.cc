@@ -16,6 +16,8 @@
 
 using e2e::Hetbench;
 using e2e::Read;
+using e2e::Shell;
+using e2e::WaitFor;
 using e2e::Write;
 
 namespace {
@@ -27,17 +29,6 @@ void EnsureSlurm(bool accounting) {
   std::string cmd = kSource + "/scripts/slurm-up" + (accounting ? " --accounting" : "") + " >/tmp/hb_slurm_up.log 2>&1";
   int rc = std::system(cmd.c_str());
   ASSERT_EQ(rc, 0) << "scripts/slurm-up failed:\n" << Read("/tmp/hb_slurm_up.log");
-}
-
-std::string Shell(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  pclose(p);
-  return out;
 }
 
 const char* kSite = R"(

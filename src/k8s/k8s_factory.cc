@@ -1,0 +1,38 @@
+// MakeK8sScheduler: options, kubeconfig and client for a Kubernetes
+// partition. Kept apart from k8s_scheduler.cc so that the scheduler's unit
+// tests link without the HTTP client.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "k8s/k8s_scheduler.h"
+#include "k8s/kube_client.h"
+#include "k8s/kubeconfig.h"
+
+namespace hb {
+
+Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const std::string& name, const nlohmann::json& sched_options,
+                                                    const K8sRunFlags& flags) {
+  auto opts = ParseK8sOptions(sched_options);
+  if (!opts.ok()) return opts.status();
+  if (flags.keep_failed_jobs) opts->keep_failed_jobs = true;
+
+  KubeLoadOptions load = KubeLoadOptionsFromEnv();
+  load.kubeconfig_flag = flags.kubeconfig.empty() ? opts->kubeconfig : flags.kubeconfig;
+  load.context = opts->context;
+  auto target = LoadKubeTarget(load);
+  if (!target.ok()) return target.status().Prefixed("Kubernetes");
+
+  // The client's warnings (e.g. TLS verification off) reach the user as
+  // the scheduler's notices, once each.
+  auto warnings = std::make_shared<std::vector<std::string>>();
+  auto client = MakeKubeClient(*target, [warnings](const std::string& w) { warnings->push_back(w); });
+  if (!client.ok()) return client.status().Prefixed("Kubernetes API " + target->server);
+
+  auto sched = std::make_unique<K8sScheduler>(name, std::move(client.value()), std::move(opts.value()));
+  sched->set_origin(target->source);
+  sched->set_warning_source(warnings);
+  return std::unique_ptr<Scheduler>(std::move(sched));
+}
+
+}  // namespace hb

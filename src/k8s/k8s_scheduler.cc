@@ -1,0 +1,1086 @@
+#include "k8s/k8s_scheduler.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <limits>
+#include <thread>
+
+#include "util/fs.h"
+#include "util/strings.h"
+
+namespace hb {
+
+using nlohmann::json;
+using Kind = JobState::Kind;
+
+namespace {
+
+constexpr double kShutdownBudget = 30;  // seconds Shutdown may spend deleting
+constexpr int kNameCollisionRetries = 3;  // 409 on a generated name
+
+// ---------------------------------------------------------------------------
+// Small helpers: answers, paths, times.
+
+constexpr int kNotSent = -1;  // KubeResponse::status of a request that could not be made
+
+bool IsOk(int status) { return status >= 200 && status < 300; }
+bool IsTransient(const KubeResponse& r) { return r.status == 0 || r.status == 429 || r.status >= 500; }
+
+const char* Phrase(int code) {
+  switch (code) {
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "";
+  }
+}
+
+json ParseJson(const std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  return j.is_discarded() ? json() : j;
+}
+
+// A string member of a JSON object, "" when absent or not a string.
+std::string Str(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+const json& Member(const json& j, const char* key) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
+// The Status message of an error answer ("" when the body is not a Status).
+std::string StatusMessage(const KubeResponse& r) { return Str(ParseJson(r.body), "message"); }
+
+// "422 Invalid: Job.batch \"x\" is invalid: ...", "no answer: <why>".
+std::string Describe(const KubeResponse& r) {
+  if (r.status == kNotSent) return r.transport_error;
+  if (r.status == 0) return "no answer" + (r.transport_error.empty() ? "" : ": " + r.transport_error);
+  json b = ParseJson(r.body);
+  std::string reason = Str(b, "reason");
+  std::string phrase = Phrase(r.status);
+  std::string msg = Str(b, "message");
+  if (msg.empty() && !b.is_object() && r.body.size() < 200) msg = Trim(r.body);
+  std::string out = std::to_string(r.status) + " " + (reason.empty() ? phrase : reason);
+  if (!msg.empty() && msg != reason && msg != phrase) out += ": " + msg;
+  return Trim(out);
+}
+
+std::string UrlEncode(const std::string& s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// RFC 3339 ("2024-05-01T10:00:00Z", "...T10:00:00.25+02:00") to epoch
+// seconds; 0 when absent or not a time.
+double ParseTime(const json& v) {
+  if (!v.is_string()) return 0;
+  const std::string s = v.get<std::string>();
+  std::tm tm{};
+  int consumed = 0;
+  if (sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+             &tm.tm_sec, &consumed) != 6)
+    return 0;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  double t = static_cast<double>(timegm(&tm));
+  size_t i = static_cast<size_t>(consumed);
+  if (i < s.size() && s[i] == '.') {
+    size_t j = i + 1;
+    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
+    t += std::atof(s.substr(i, j - i).c_str());
+    i = j;
+  }
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    int hh = 0, mm = 0;
+    if (sscanf(s.c_str() + i + 1, "%2d:%2d", &hh, &mm) == 2) t -= (s[i] == '+' ? 1 : -1) * (hh * 3600.0 + mm * 60);
+  }
+  return t;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// A condition of an object's status ("Complete", "Failed"...), or null.
+const json* Condition(const json& obj, const std::string& type) {
+  const json& conds = Member(Member(obj, "status"), "conditions");
+  if (!conds.is_array()) return nullptr;
+  for (const auto& c : conds)
+    if (Str(c, "type") == type) return &c;
+  return nullptr;
+}
+bool ConditionTrue(const json& obj, const std::string& type) {
+  const json* c = Condition(obj, type);
+  return c && Str(*c, "status") == "True";
+}
+
+// "reason: message", or whichever of the two there is.
+std::string ReasonText(const std::string& reason, const std::string& message) {
+  if (reason.empty()) return message;
+  if (message.empty()) return reason;
+  return reason + ": " + message;
+}
+
+// A dotted path ("status.state") in an object, as text ("" when absent).
+std::string FieldText(const json& obj, const std::string& dotted) {
+  const json* cur = &obj;
+  for (const auto& part : Split(dotted, '.')) {
+    if (!cur->is_object() || !cur->contains(part)) return "";
+    cur = &(*cur)[part];
+  }
+  if (cur->is_string()) return cur->get<std::string>();
+  if (cur->is_null()) return "";
+  return cur->dump();
+}
+
+// True when the labels satisfy every equality term of a selector
+// ("a=b,c==d"); terms of other kinds are not checked.
+bool SelectorMatches(const std::string& selector, const json& labels) {
+  for (const auto& term : Split(selector, ',')) {
+    std::string t = Trim(term);
+    size_t eq = t.find('=');
+    if (t.empty() || eq == std::string::npos || (eq > 0 && t[eq - 1] == '!')) continue;
+    std::string key = Trim(t.substr(0, eq));
+    std::string value = Trim(t.substr(t[eq + 1] == '=' ? eq + 2 : eq + 1));
+    if (Str(labels, key.c_str()) != value) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Pods.
+
+struct PodInfo {
+  std::string name, container, phase, node;
+  int rank = -1;                 // the completion index, else the position by name
+  double created = 0, started = 0, finished = 0;
+  bool ran = false;              // the payload container started, so there is a log
+  std::string waiting_reason, waiting_message;  // a container (or init container) waiting
+  std::string unschedulable;     // the PodScheduled=False message
+  int exit_code = -1;            // the payload container's exit code
+  std::string term_reason;       // its terminated reason ("OOMKilled", "Error")
+  std::string pod_reason, pod_message;  // status.reason/message ("DeadlineExceeded", "Evicted")
+  const json* obj = nullptr;
+};
+
+PodInfo ReadPod(const json& p) {
+  PodInfo pod;
+  pod.obj = &p;
+  const json& meta = Member(p, "metadata");
+  const json& spec = Member(p, "spec");
+  const json& st = Member(p, "status");
+  pod.name = Str(meta, "name");
+  pod.created = ParseTime(Member(meta, "creationTimestamp"));
+  std::string index = Str(Member(meta, "annotations"), "batch.kubernetes.io/job-completion-index");
+  if (index.empty()) index = Str(Member(meta, "labels"), "batch.kubernetes.io/job-completion-index");
+  if (!index.empty() && std::isdigit(static_cast<unsigned char>(index[0]))) pod.rank = std::atoi(index.c_str());
+  const json& containers = Member(spec, "containers");
+  if (containers.is_array() && !containers.empty()) pod.container = Str(containers[0], "name");
+  pod.node = Str(spec, "nodeName");
+  pod.phase = Str(st, "phase");
+  pod.pod_reason = Str(st, "reason");
+  pod.pod_message = Str(st, "message");
+  pod.started = ParseTime(Member(st, "startTime"));
+  if (const json* sched = Condition(p, "PodScheduled"); sched && Str(*sched, "status") == "False")
+    pod.unschedulable = ReasonText(Str(*sched, "reason"), Str(*sched, "message"));
+  for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
+    const json& list = Member(st, key);
+    if (!list.is_array()) continue;
+    for (const auto& cs : list) {
+      const json& state = Member(cs, "state");
+      const json& waiting = Member(state, "waiting");
+      if (waiting.is_object() && pod.waiting_reason.empty()) {
+        pod.waiting_reason = Str(waiting, "reason");
+        pod.waiting_message = Str(waiting, "message");
+      }
+      bool payload = std::string(key) == "containerStatuses" &&
+                     (Str(cs, "name") == pod.container || pod.container.empty());
+      if (!payload) continue;
+      const json& running = Member(state, "running");
+      const json* term = &Member(state, "terminated");
+      if (!term->is_object()) term = &Member(Member(cs, "lastState"), "terminated");
+      if (running.is_object()) {
+        pod.ran = true;
+        if (double t = ParseTime(Member(running, "startedAt"))) pod.started = t;
+      }
+      if (term->is_object()) {
+        pod.ran = true;
+        pod.exit_code = Member(*term, "exitCode").is_number() ? Member(*term, "exitCode").get<int>() : -1;
+        pod.term_reason = Str(*term, "reason");
+        if (double t = ParseTime(Member(*term, "startedAt"))) pod.started = t;
+        pod.finished = ParseTime(Member(*term, "finishedAt"));
+      }
+    }
+  }
+  return pod;
+}
+
+bool PodActive(const PodInfo& p) { return p.phase == "Pending" || p.phase == "Running" || p.phase.empty(); }
+
+// One pod per rank: the one that succeeded, else the newest. Ranks of pods
+// without a completion index are their position by name.
+std::vector<PodInfo> ByRank(std::vector<PodInfo> pods) {
+  std::sort(pods.begin(), pods.end(), [](const PodInfo& a, const PodInfo& b) { return a.name < b.name; });
+  bool indexed = std::any_of(pods.begin(), pods.end(), [](const PodInfo& p) { return p.rank >= 0; });
+  if (!indexed)
+    for (size_t i = 0; i < pods.size(); ++i) pods[i].rank = static_cast<int>(i);
+  std::map<int, PodInfo> best;
+  for (auto& p : pods) {
+    auto it = best.find(p.rank);
+    bool better = it == best.end() || (p.phase == "Succeeded" && it->second.phase != "Succeeded") ||
+                  (p.phase == it->second.phase && p.created > it->second.created);
+    if (better) best[p.rank] = p;
+  }
+  std::vector<PodInfo> out;
+  for (auto& [rank, p] : best) out.push_back(p);
+  return out;
+}
+
+// Why pending pods are not running yet: "Unschedulable: 0/3 nodes are
+// available...; ErrImagePull: ...". "" when nothing is said.
+std::string PendingReasons(const std::vector<PodInfo>& pods) {
+  std::vector<std::string> parts;
+  for (const auto& p : pods) {
+    if (p.phase == "Running" || !PodActive(p)) continue;
+    for (const std::string& s :
+         {p.unschedulable, p.waiting_reason.empty() ? "" : ReasonText(p.waiting_reason, p.waiting_message)})
+      if (!s.empty() && !Contains(parts, s)) parts.push_back(s);
+  }
+  return Join(parts, "; ");
+}
+
+// ---------------------------------------------------------------------------
+// What the lists say about one case: pure functions of the API's objects.
+
+enum class MainKind { kJob, kPod, kCustom };
+
+struct Seen {
+  bool found = false;
+  JobState state;
+  bool suspended = false;
+  std::string fail_waiting;   // "ImagePullBackOff: ..." when a pod waits for a reason in fail_waiting_reasons
+  bool pods_active = false;   // some pod has not ended
+  std::vector<PodInfo> pods;  // one per rank
+  std::vector<std::string> nodes;
+  double start_time = 0, end_time = 0;  // epoch, 0 = unknown
+};
+
+// A poll's pods, found by "pod:NAME" and by "job:NAME" (their Job's name).
+struct PodIndex {
+  std::vector<PodInfo> pods;
+  std::multimap<std::string, size_t> by_key;
+
+  void Add(PodInfo p) {
+    const json& labels = Member(Member(*p.obj, "metadata"), "labels");
+    std::string job = Str(labels, "batch.kubernetes.io/job-name");
+    if (job.empty()) job = Str(labels, "job-name");
+    by_key.emplace("pod:" + p.name, pods.size());
+    if (!job.empty()) by_key.emplace("job:" + job, pods.size());
+    pods.push_back(std::move(p));
+  }
+  // The pods of a case: a Job's by its job-name label, a Pod itself, a
+  // custom resource's by its pod_selector.
+  std::vector<PodInfo> Of(MainKind kind, const std::string& name, const std::string& selector) const {
+    std::vector<PodInfo> out;
+    if (kind == MainKind::kCustom) {
+      for (const auto& p : pods)
+        if (!selector.empty() && SelectorMatches(selector, Member(Member(*p.obj, "metadata"), "labels")))
+          out.push_back(p);
+      return out;
+    }
+    auto range = by_key.equal_range((kind == MainKind::kPod ? "pod:" : "job:") + name);
+    for (auto it = range.first; it != range.second; ++it) out.push_back(pods[it->second]);
+    return out;
+  }
+};
+
+// Nodes, times, waiting reasons and the state the pods alone give (for a
+// case that has not ended by its own account).
+void SummarisePods(const std::vector<PodInfo>& pods, const std::vector<std::string>& fail_reasons, Seen* o) {
+  for (const auto& p : pods)
+    o->pods_active |= PodActive(p) && !Member(Member(*p.obj, "metadata"), "deletionTimestamp").is_string();
+  o->pods = ByRank(pods);
+  for (const auto& p : o->pods) {
+    if (!p.node.empty() && !Contains(o->nodes, p.node)) o->nodes.push_back(p.node);
+    if (p.started > 0 && (o->start_time == 0 || p.started < o->start_time)) o->start_time = p.started;
+    o->end_time = std::max(o->end_time, p.finished);
+    if (PodActive(p) && Contains(fail_reasons, p.waiting_reason) && o->fail_waiting.empty())
+      o->fail_waiting = ReasonText(p.waiting_reason, p.waiting_message);
+  }
+  auto any = [&](auto pred) { return std::any_of(o->pods.begin(), o->pods.end(), pred); };
+  if (any([](const PodInfo& p) { return p.phase == "Running"; })) {
+    o->state = JobState{Kind::kRunning, "", -1};
+  } else if (any(PodActive)) {
+    std::string why = PendingReasons(o->pods);
+    o->state = JobState{Kind::kStarting, why.empty() ? "pods pending" : why, -1};
+  } else {
+    o->state = JobState{o->pods.empty() ? Kind::kStarting : Kind::kRunning, o->pods.empty() ? "no pod yet" : "pods ended", -1};
+  }
+}
+
+// A failure, told by the first failed pod: "OOMKilled (pod x, exit 137); head".
+JobState PodFailure(const Seen& o, const std::string& head) {
+  JobState s{Kind::kFailed, head, -1};
+  auto p = std::find_if(o.pods.begin(), o.pods.end(), [](const PodInfo& x) { return x.phase == "Failed"; });
+  if (p == o.pods.end()) return s;
+  s.exit_code = p->exit_code;
+  std::string detail = p->term_reason.empty() ? ReasonText(p->pod_reason, p->pod_message) : p->term_reason;
+  detail += (detail.empty() ? "(pod " : " (pod ") + p->name +
+            (p->exit_code >= 0 ? ", exit " + std::to_string(p->exit_code) : "") + ")";
+  s.reason = head.empty() ? detail : detail + "; " + head;
+  return s;
+}
+
+// A batch/v1 Job: its conditions, then spec.suspend (with Kueue's reason).
+void ReadJobStatus(const json& job, const std::string& kueue_reason, Seen* o) {
+  const json& st = Member(job, "status");
+  if (ConditionTrue(job, "Complete")) {
+    o->state = JobState{Kind::kCompleted, "", 0};
+    if (double end = ParseTime(Member(st, "completionTime"))) o->end_time = end;
+  } else if (ConditionTrue(job, "Failed")) {
+    const json* c = Condition(job, "Failed");
+    std::string head = ReasonText(Str(*c, "reason"), Str(*c, "message"));
+    o->state = Str(*c, "reason") == "DeadlineExceeded" ? JobState{Kind::kTimeout, head, -1} : PodFailure(*o, head);
+    if (double end = ParseTime(Member(*c, "lastTransitionTime"))) o->end_time = std::max(o->end_time, end);
+  } else if (Member(Member(job, "spec"), "suspend") == json(true)) {
+    o->suspended = true;
+    o->state = JobState{Kind::kQueued, kueue_reason.empty() ? "suspended" : kueue_reason, -1};
+    o->fail_waiting.clear();
+  }
+  if (o->start_time == 0 && o->state.kind != Kind::kQueued) o->start_time = ParseTime(Member(st, "startTime"));
+}
+
+// A plain Pod: its phase.
+void ReadPodStatus(Seen* o) {
+  const PodInfo& p = o->pods.front();
+  if (p.phase == "Succeeded") o->state = JobState{Kind::kCompleted, "", std::max(0, p.exit_code)};
+  if (p.phase == "Failed")
+    o->state = p.pod_reason == "DeadlineExceeded" ? JobState{Kind::kTimeout, ReasonText(p.pod_reason, p.pod_message), -1}
+                                                  : PodFailure(*o, "");
+}
+
+// A custom resource: its state field, else its pods; with no pod in sight,
+// queued while the field says so (or says nothing yet), else running.
+void ReadCustomStatus(const json& obj, const CustomResourceSpec& cr, Seen* o) {
+  std::string value = FieldText(obj, cr.state_field);
+  if (Contains(cr.success_values, value)) {
+    o->state = JobState{Kind::kCompleted, "", 0};
+  } else if (Contains(cr.failure_values, value)) {
+    o->state = PodFailure(*o, cr.state_field + ": " + value);
+  } else if (o->pods.empty()) {
+    std::string lower;
+    for (char c : value) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool waiting = Contains({"", "pending", "queued", "created", "submitted", "waiting"}, lower);
+    o->state = JobState{waiting ? Kind::kQueued : Kind::kRunning,
+                        value.empty() ? "waiting for the operator" : cr.state_field + ": " + value, -1};
+  }
+}
+
+// ---------------------------------------------------------------------------
+// What the pods' logs bring back.
+
+struct PodLog {
+  PodInfo pod;
+  PodOutput out;
+};
+
+// Several pods' texts, each under "==> pod NAME (rank I) <==".
+std::string WithHeaders(const std::vector<PodLog>& logs, const std::vector<std::string>& texts) {
+  if (logs.size() == 1) return texts[0];
+  std::string out;
+  for (size_t i = 0; i < logs.size(); ++i) {
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    out += "==> pod " + logs[i].pod.name + " (rank " + std::to_string(logs[i].pod.rank) + ") <==\n" + texts[i];
+  }
+  return out;
+}
+
+// The job's stdout (the logs), its stderr and result files (the archives,
+// the last rank first so that rank 0's files win; each holds its pod's
+// stderr file).
+void WriteOutputs(const Job& job, const std::vector<PodLog>& logs, std::vector<std::string>* problems) {
+  if (logs.empty()) return;
+  std::vector<std::string> outs, errs(logs.size());
+  for (const auto& l : logs) outs.push_back(l.out.stdout_text);
+  Status st = WriteFile(job.stdout_path, WithHeaders(logs, outs));
+  if (!st.ok()) problems->push_back(st.message());
+  std::string err_rel = StartsWith(job.stderr_path, job.workdir + "/") ? job.stderr_path.substr(job.workdir.size() + 1)
+                                                                        : job.stderr_path.substr(job.stderr_path.rfind('/') + 1);
+  std::string err_file = JoinPath(job.workdir, err_rel);
+  bool any_archive = false;
+  for (size_t i = logs.size(); i-- > 0;) {
+    if (logs[i].out.archive.empty()) continue;
+    any_archive = true;
+    (void)::unlink(err_file.c_str());
+    st = ExtractArchive(logs[i].out.archive, job.workdir);
+    if (!st.ok()) problems->push_back("pod " + logs[i].pod.name + ": " + st.message());
+    auto text = ReadFile(err_file);
+    if (text.ok()) errs[i] = *text;
+  }
+  if (!any_archive) return;  // the files are on a shared volume
+  st = WriteFile(job.stderr_path, WithHeaders(logs, errs));
+  if (!st.ok()) problems->push_back(st.message());
+}
+
+// The exit code: the payload's, else the container's. A script that ended
+// with a non-zero status, reported by every pod's payload, completed (as
+// the batch backends say of a job whose script failed); a failure without
+// that report (killed, OOMKilled) stays a failure.
+JobState SettleExitCode(JobState s, const std::vector<PodLog>& logs, bool clean) {
+  bool all_reported = !logs.empty();
+  int first_nonzero = 0;
+  for (const auto& l : logs) {
+    int code = l.out.exit_status >= 0 ? l.out.exit_status : l.pod.exit_code;
+    all_reported &= l.out.exit_status >= 0;
+    if (code > 0 && first_nonzero == 0) first_nonzero = code;
+  }
+  if (s.kind == Kind::kCompleted && !logs.empty()) s.exit_code = first_nonzero;
+  if (s.kind == Kind::kFailed && all_reported && first_nonzero > 0 && clean) return JobState{Kind::kCompleted, "", first_nonzero};
+  if (s.kind == Kind::kFailed && first_nonzero > 0) s.exit_code = first_nonzero;
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Types private to the scheduler.
+
+struct K8sScheduler::ObjRef {
+  std::string collection;  // "/apis/batch/v1/namespaces/ns/jobs"
+  std::string kind;        // "Job"
+  std::string name;
+  std::string path() const { return collection + "/" + name; }
+};
+
+struct K8sScheduler::Tracked {
+  std::shared_ptr<const K8sOptions> opts;  // the partition's with the test's k8s block applied
+  std::string ns, session;
+  ManifestSet set;               // objects are dropped once all are created
+  std::vector<ObjRef> created;   // in creation order
+  MainKind kind = MainKind::kJob;
+  std::string main_collection;   // of the main object
+  bool deferred = false;         // not all objects created yet (namespace quota)
+  bool cancel_requested = false;
+  double pending_since = 0;      // monotonic; queued or starting since
+  double missing_since = 0;      // monotonic; not in the lists since
+  double waiting_since = 0;      // monotonic; a pod waiting for a fail_waiting_reason since
+  double ending_since = 0;       // monotonic; ended with pods still running since
+  double log_failing_since = 0;  // monotonic; logs unreadable (transient) since
+  std::string main_name() const { return created.size() > set.main ? created[set.main].name : ""; }
+};
+
+struct K8sScheduler::CreateOutcome {
+  enum Kind { kCreated, kQuota, kTransient, kFailed } kind = kCreated;
+  std::string message;
+  double retry_after = -1;
+};
+
+// One poll's answers for one namespace.
+struct K8sScheduler::Lists {
+  std::map<std::string, const json*> jobs;                          // by name
+  std::map<std::string, std::map<std::string, const json*>> custom;  // by collection, then name
+  PodIndex pods;
+  std::map<std::string, std::string> kueue;                         // Job name -> Workload's reason
+  std::vector<json> bodies;                                         // what the pointers point into
+};
+
+struct K8sScheduler::Observation : Seen {};
+
+K8sClock K8sClock::Real() {
+  K8sClock c;
+  c.monotonic = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  c.epoch = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
+  c.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
+  return c;
+}
+
+K8sScheduler::K8sScheduler(std::string name, std::unique_ptr<KubeApi> api, K8sOptions opts, K8sClock clock)
+    : name_(std::move(name)),
+      api_(std::move(api)),
+      opts_(std::make_shared<const K8sOptions>(std::move(opts))),
+      clock_(std::move(clock)),
+      interval_(opts_->batch.min_poll_interval) {}
+
+K8sScheduler::~K8sScheduler() = default;
+
+void K8sScheduler::Notice(const std::string& text) {
+  if (said_.insert(text).second) notices_.push_back(text);
+}
+
+std::vector<std::string> K8sScheduler::TakeNotices() {
+  if (warnings_) {
+    for (const auto& w : *warnings_) Notice("warning: " + w);
+    warnings_->clear();
+  }
+  std::vector<std::string> out;
+  out.swap(notices_);
+  return out;
+}
+
+KubeResponse K8sScheduler::Send(const std::string& method, const std::string& path, const std::string& body,
+                                double timeout) {
+  KubeRequest req;
+  req.method = method;
+  req.path = path;
+  req.body = body;
+  req.timeout_s = std::max(1.0, timeout);
+  auto r = api_->Send(req);
+  if (r.ok()) return *r;
+  KubeResponse failed;  // not sent at all (e.g. the credential plugin failed): not transient
+  failed.status = kNotSent;
+  failed.transport_error = r.status().message();
+  return failed;
+}
+
+Status K8sScheduler::Check() {
+  std::string ns = opts_->ns.empty() ? api_->DefaultNamespace() : opts_->ns;
+  // A transient answer (no connection, 429, 5xx) is retried as a submission
+  // is, within job_submit_timeout: a nightly run should not die of one 500.
+  const BatchOptions& b = opts_->batch;
+  double deadline = Now() + b.job_submit_timeout;
+  KubeResponse r;
+  for (int attempt = 0;; ++attempt) {
+    r = Send("GET", "/apis/batch/v1/namespaces/" + ns + "/jobs?limit=1", "", b.query_timeout);
+    if (!IsTransient(r)) break;
+    double wait = r.retry_after_s >= 0 ? r.retry_after_s : 0.5 * (1 << std::min(attempt, 4));
+    if (attempt >= b.max_resubmits || Now() + wait > deadline) break;
+    clock_.sleep(wait);
+  }
+  if (IsOk(r.status)) return Status::OK();
+  std::string where = origin_.empty() ? "" : " (" + origin_ + ")";
+  std::string what = r.status == 404 ? " (namespace '" + ns + "')" : "";
+  return Status::Error("Kubernetes API " + api_->Server() + ": " + Describe(r) + what + where);
+}
+
+// ---------------------------------------------------------------------------
+// Submission.
+
+// Creates the objects not created yet, in order; one attempt each (a
+// collision of generated names is retried at once).
+K8sScheduler::CreateOutcome K8sScheduler::CreateRemaining(Tracked* t, double timeout) {
+  while (t->created.size() < t->set.objects.size()) {
+    size_t i = t->created.size();
+    const json& obj = t->set.objects[i];
+    std::string kind = Str(obj, "kind");
+    bool main = i == t->set.main;
+    std::string coll = CollectionPath(t->set, i, t->ns);
+    bool generated = !Str(Member(obj, "metadata"), "generateName").empty() &&
+                     Str(Member(obj, "metadata"), "name").empty();
+    KubeResponse r;
+    for (int n = 0; n < kNameCollisionRetries; ++n) {
+      r = Send("POST", coll, obj.dump(), timeout);
+      if (r.status != 409 || !generated) break;
+    }
+    if (IsOk(r.status)) {
+      std::string name = Str(Member(ParseJson(r.body), "metadata"), "name");
+      if (name.empty()) name = Str(Member(obj, "metadata"), "name");
+      t->created.push_back(ObjRef{coll, kind, name});
+      if (main) t->main_collection = coll;
+      continue;
+    }
+    CreateOutcome out;
+    std::string what = "cannot create " + kind + " in namespace " + t->ns + ": ";
+    if (r.status == 403 && StatusMessage(r).find("exceeded quota") != std::string::npos) {
+      out.kind = CreateOutcome::kQuota;
+      out.message = "namespace quota exceeded: " + StatusMessage(r);
+    } else {
+      out.kind = IsTransient(r) ? CreateOutcome::kTransient : CreateOutcome::kFailed;
+      out.message = what + Describe(r);
+      out.retry_after = r.retry_after_s;
+    }
+    return out;
+  }
+  t->set.objects.clear();  // done with them (they may carry the stage directory)
+  t->set.objects.shrink_to_fit();
+  return CreateOutcome{};
+}
+
+Status K8sScheduler::Submit(Job* job) {
+  auto t = std::make_unique<Tracked>();
+  t->opts = opts_;
+  if (!job->backend_spec.is_null() && !job->backend_spec.empty()) {
+    auto applied = ApplyTestK8s(*opts_, job->backend_spec, "test '" + (job->case_id.empty() ? job->name : job->case_id) + "'");
+    if (!applied.ok()) return applied.status();
+    t->opts = std::make_shared<const K8sOptions>(std::move(applied.value()));
+  }
+  auto set = MakeManifests(*job, *t->opts);
+  if (!set.ok()) return set.status();
+  if (set->objects.empty() || set->main >= set->objects.size() || set->api_prefixes.size() != set->objects.size() ||
+      set->plurals.size() != set->objects.size())
+    return Status::Error("internal error: incomplete Kubernetes manifests for job " + job->name);
+  t->ns = t->opts->ns.empty() ? api_->DefaultNamespace() : t->opts->ns;
+  t->set = std::move(set.value());
+  const json& main = t->set.objects[t->set.main];
+  t->session = Str(Member(Member(main, "metadata"), "labels"), kLabelSession);  // as the manifest spells it
+  std::string api_version = Str(main, "apiVersion");
+  t->kind = t->set.main_kind == "jobs" && StartsWith(api_version, "batch/") ? MainKind::kJob
+            : t->set.main_kind == "pods" && api_version == "v1"            ? MainKind::kPod
+                                                                          : MainKind::kCustom;
+
+  const BatchOptions& b = opts_->batch;
+  double deadline = Now() + b.job_submit_timeout;
+  CreateOutcome out;
+  for (int attempt = 0;; ++attempt) {
+    out = CreateRemaining(t.get(), deadline - Now());
+    if (out.kind != CreateOutcome::kTransient) break;
+    double wait = out.retry_after >= 0 ? out.retry_after : 0.5 * (1 << std::min(attempt, 4));
+    if (attempt >= b.max_resubmits || Now() + wait > deadline) break;
+    Notice("transient error, retrying: " + out.message);
+    clock_.sleep(wait);
+  }
+  if (out.kind == CreateOutcome::kTransient || out.kind == CreateOutcome::kFailed) {
+    DeleteObjects(t->created, b.query_timeout);
+    return Status::Error(out.message);
+  }
+  double now = Now();
+  t->deferred = out.kind == CreateOutcome::kQuota;
+  t->pending_since = now;
+  job->id = t->ns + "/" + (t->deferred ? "not-created-" + std::to_string(++deferred_count_) : t->main_name());
+  job->submit_time = EpochNow();
+  job->state = JobState{Kind::kQueued, t->deferred ? out.message : "submitted", -1};
+  tracked_[job->id] = std::move(t);
+  interval_ = b.min_poll_interval;
+  next_poll_ = next_poll_ > 0 ? std::min(next_poll_, now + interval_) : now + interval_;
+  return Status::OK();
+}
+
+void K8sScheduler::Rekey(Job* job, const std::string& new_id) {
+  auto node = tracked_.extract(job->id);
+  node.key() = new_id;
+  tracked_.insert(std::move(node));
+  job->id = new_id;
+}
+
+// A case held back by the namespace's quota: try again (once per namespace
+// and poll while the quota refuses), until its max_pending_time.
+void K8sScheduler::Resubmit(Job* job, Tracked* t, double now, std::set<std::string>* quota_hit) {
+  CreateOutcome out;
+  out.kind = CreateOutcome::kQuota;
+  out.message = job->state.reason;
+  if (!quota_hit->count(t->ns)) out = CreateRemaining(t, opts_->batch.query_timeout);
+  if (out.kind == CreateOutcome::kCreated) {
+    t->deferred = false;
+    Rekey(job, t->ns + "/" + t->main_name());
+    job->state = JobState{Kind::kQueued, "submitted", -1};
+    return;
+  }
+  if (out.kind == CreateOutcome::kQuota) {
+    quota_hit->insert(t->ns);
+    job->state.reason = out.message;
+    if (job->max_pending_time_s > 0 && now - t->pending_since > job->max_pending_time_s) {
+      DeleteObjects(t->created, opts_->batch.query_timeout);
+      SetTerminal(job, JobState{Kind::kFailed,
+                                out.message + "; pending for longer than max_pending_time (" +
+                                    FormatNumber(job->max_pending_time_s) + " s)",
+                                -1});
+    }
+  } else if (out.kind == CreateOutcome::kFailed) {
+    DeleteObjects(t->created, opts_->batch.query_timeout);
+    SetTerminal(job, JobState{Kind::kFailed, out.message, -1});
+  } else {
+    Notice("transient error, retrying at the next poll: " + out.message);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Polling.
+
+double K8sScheduler::NextPollDelay() const {
+  if (tracked_.empty()) return std::numeric_limits<double>::infinity();
+  return std::max(0.0, next_poll_ - Now());
+}
+
+void K8sScheduler::Backoff(bool changed, double retry_after) {
+  const BatchOptions& b = opts_->batch;
+  interval_ = changed ? b.min_poll_interval : std::min(b.max_poll_interval, interval_ * b.poll_backoff);
+  next_poll_ = Now() + std::max(interval_, retry_after);
+}
+
+void K8sScheduler::Poll(const std::vector<Job*>& jobs) {
+  double now = Now();
+  if (tracked_.empty() || now < next_poll_) return;
+  if (!leftovers_.empty()) {
+    std::vector<ObjRef> again;
+    again.swap(leftovers_);
+    DeleteObjects(again, opts_->batch.query_timeout);
+  }
+  bool changed = false;
+  std::set<std::string> quota_hit;
+  std::map<std::pair<std::string, std::string>, std::vector<Job*>> groups;  // by (namespace, session)
+  for (Job* j : jobs) {
+    auto it = tracked_.find(j->id);
+    if (it == tracked_.end()) continue;
+    Tracked* t = it->second.get();
+    Kind before = j->state.kind;
+    if (t->cancel_requested) {
+      SetTerminal(j, JobState{Kind::kCancelled, "cancelled", -1});
+    } else if (t->deferred) {
+      Resubmit(j, t, now, &quota_hit);
+    } else {
+      groups[{t->ns, t->session}].push_back(j);
+    }
+    changed |= j->state.kind != before;
+  }
+  double retry_after = 0;
+  for (auto& [key, members] : groups) {
+    double ra = 0;
+    Lists lists;
+    std::string problem;
+    if (!ListGroup(key.first, key.second, members, &lists, &problem, &ra)) {
+      retry_after = std::max(retry_after, ra);
+      changed |= ListFailed(key.first, members, problem, now);
+      continue;
+    }
+    if (failing_since_.erase(key.first))
+      notices_.push_back("the Kubernetes API answers again (namespace " + key.first + ")");
+    ReadWorkloads(key.first, members, &lists);
+    for (Job* j : members) changed |= Apply(j, tracked_.at(j->id).get(), Observe(*tracked_.at(j->id), lists), now);
+  }
+  Backoff(changed, retry_after);
+}
+
+// A namespace's lists failed: the states stay as they were (the user hears
+// once), until max_query_failure_time; then its jobs are lost. True then.
+bool K8sScheduler::ListFailed(const std::string& ns, const std::vector<Job*>& members, const std::string& problem,
+                              double now) {
+  double& since = failing_since_[ns];
+  if (since == 0) {
+    since = now;
+    notices_.push_back("warning: cannot list jobs in namespace " + ns + " (" + problem +
+                       "); keeping their states and retrying");
+  }
+  if (now - since <= opts_->batch.max_query_failure_time) return false;
+  for (Job* j : members) {
+    const auto& created = tracked_.at(j->id)->created;
+    leftovers_.insert(leftovers_.end(), created.begin(), created.end());  // for Shutdown
+    SetTerminal(j, JobState{Kind::kLost,
+                            "the Kubernetes API did not answer for " + FormatNumber(now - since, 3) + " s: " + problem,
+                            -1});
+  }
+  return true;
+}
+
+// The lists one namespace needs this poll: Jobs (when it has Jobs), pods,
+// and one per custom resource collection. False when one failed.
+bool K8sScheduler::ListGroup(const std::string& ns, const std::string& session, const std::vector<Job*>& members,
+                             Lists* out, std::string* problem, double* retry_after) {
+  std::string selector = "?labelSelector=" + UrlEncode(session.empty() ? std::string(kLabelManagedBy) + "=hetbench"
+                                                                       : std::string(kLabelSession) + "=" + session);
+  // The main objects first, then the pods: pods are then at least as new
+  // as the Job they belong to (a failed Job's pod shows why it failed).
+  std::set<std::string> mains;
+  for (Job* j : members) {
+    const Tracked& t = *tracked_.at(j->id);
+    if (t.kind != MainKind::kPod) mains.insert(t.main_collection);
+  }
+  std::vector<std::string> collections(mains.begin(), mains.end());
+  collections.push_back("/api/v1/namespaces/" + ns + "/pods");
+  for (const auto& coll : collections) {
+    KubeResponse r = Send("GET", coll + selector, "", opts_->batch.query_timeout);
+    json body = IsOk(r.status) ? ParseJson(r.body) : json();
+    if (!Member(body, "items").is_array()) {
+      *problem = "GET " + coll.substr(coll.rfind('/') + 1) + ": " +
+                 (IsOk(r.status) ? "the answer is not a list" : Describe(r));
+      *retry_after = r.retry_after_s;
+      return false;
+    }
+    out->bodies.push_back(std::move(body));
+  }
+  size_t i = 0;
+  for (const auto& coll : collections) {
+    const json& items = out->bodies[i++]["items"];
+    for (const auto& item : items) {
+      if (EndsWith(coll, "/pods")) {
+        out->pods.Add(ReadPod(item));
+      } else {
+        std::string name = Str(Member(item, "metadata"), "name");
+        if (EndsWith(coll, "/jobs") && StartsWith(coll, "/apis/batch/")) out->jobs[name] = &item;
+        else out->custom[coll][name] = &item;
+      }
+    }
+  }
+  return true;
+}
+
+// Kueue's reason for each suspended Job, from the namespace's Workloads (one
+// list, only when a Job is suspended). Unreadable Workloads are not a fault.
+void K8sScheduler::ReadWorkloads(const std::string& ns, const std::vector<Job*>& members, Lists* lists) {
+  bool any = std::any_of(members.begin(), members.end(), [&](Job* j) {
+    const Tracked& t = *tracked_.at(j->id);
+    auto it = lists->jobs.find(t.main_name());
+    return t.kind == MainKind::kJob && it != lists->jobs.end() &&
+           Member(Member(*it->second, "spec"), "suspend") == json(true);
+  });
+  if (!any || no_workloads_.count(ns)) return;
+  KubeResponse r = Send("GET", "/apis/kueue.x-k8s.io/v1beta1/namespaces/" + ns + "/workloads", "",
+                        opts_->batch.query_timeout);
+  json body = IsOk(r.status) ? ParseJson(r.body) : json();
+  if (!Member(body, "items").is_array()) {
+    if (r.status == 403 || r.status == 404) no_workloads_.insert(ns);
+    Notice("cannot read Kueue workloads in namespace " + ns + " (" + Describe(r) +
+           "); suspended jobs are shown as queued without Kueue's reason");
+    return;
+  }
+  for (const auto& w : body["items"]) {
+    std::string owner;
+    const json& refs = Member(Member(w, "metadata"), "ownerReferences");
+    if (refs.is_array())
+      for (const auto& ref : refs)
+        if (Str(ref, "kind") == "Job") owner = Str(ref, "name");
+    if (owner.empty()) continue;
+    std::string why;
+    for (const char* type : {"QuotaReserved", "Admitted", "Evicted"}) {
+      const json* c = Condition(w, type);
+      bool bad = c && Str(*c, "status") == (std::string(type) == "Evicted" ? "True" : "False");
+      if (bad && why.empty()) why = Str(*c, "message").empty() ? Str(*c, "reason") : Str(*c, "message");
+    }
+    lists->kueue[owner] = "Kueue: " + (why.empty() ? "waiting for admission" : why);
+  }
+}
+
+K8sScheduler::Observation K8sScheduler::Observe(const Tracked& t, const Lists& lists) const {
+  Observation o;
+  std::string name = t.main_name();
+  const json* main = nullptr;
+  if (t.kind != MainKind::kPod) {
+    const std::map<std::string, const json*>* items = &lists.jobs;
+    if (t.kind == MainKind::kCustom) {
+      auto c = lists.custom.find(t.main_collection);
+      if (c == lists.custom.end()) return o;
+      items = &c->second;
+    }
+    auto it = items->find(name);
+    if (it == items->end()) return o;
+    main = it->second;
+  }
+  std::string selector = ReplaceAll(t.opts->custom_resource.pod_selector, "{name}", name);
+  SummarisePods(lists.pods.Of(t.kind, name, selector), t.opts->fail_waiting_reasons, &o);
+  o.found = main || !o.pods.empty();
+  if (!o.found) return o;
+  if (t.kind == MainKind::kJob) {
+    auto k = lists.kueue.find(name);
+    ReadJobStatus(*main, k == lists.kueue.end() ? "" : k->second, &o);
+  } else if (t.kind == MainKind::kPod) {
+    ReadPodStatus(&o);
+  } else {
+    ReadCustomStatus(*main, t.opts->custom_resource, &o);
+  }
+  return o;
+}
+
+// Moves one job on from what the lists say. True when its state changed.
+bool K8sScheduler::Apply(Job* job, Tracked* t, Observation o, double now) {
+  const BatchOptions& b = opts_->batch;
+  if (!o.found) {
+    if (t->missing_since == 0) t->missing_since = now;
+    if (now - t->missing_since <= b.lost_after) return CheckPending(job, t, now);
+    DeleteObjects(t->created, b.query_timeout);  // what is left of it (a Service)
+    SetTerminal(job, JobState{Kind::kLost,
+                              "job " + job->id + " vanished: not listed by the Kubernetes API for " +
+                                  FormatNumber(b.lost_after) + " s (deleted outside hetbench?)",
+                              -1});
+    return true;
+  }
+  t->missing_since = 0;
+  if (!o.nodes.empty()) job->nodelist = o.nodes;
+  if (o.start_time > 0) job->start_time = o.start_time;
+  Kind before = job->state.kind;
+  JobState s = o.state;
+  if (s.kind == Kind::kQueued && o.suspended && (before == Kind::kStarting || before == Kind::kRunning))
+    notices_.push_back("job " + job->id + " was suspended again (evicted by Kueue?); it is queued");
+
+  // Waiting reasons Kubernetes retries forever fail the case after a grace.
+  if (!s.terminal() && !o.fail_waiting.empty()) {
+    if (t->waiting_since == 0) t->waiting_since = now;
+    if (now - t->waiting_since >= t->opts->waiting_grace_s) {
+      Finish(job, t, JobState{Kind::kFailed, o.fail_waiting, -1}, o);
+      return true;
+    }
+  } else {
+    t->waiting_since = 0;
+  }
+  // A multi-pod job has ended when all its pods have (within a grace).
+  if (s.terminal() && o.pods_active && t->kind == MainKind::kCustom) {
+    if (t->ending_since == 0) t->ending_since = now;
+    if (now - t->ending_since < t->opts->waiting_grace_s) s = JobState{Kind::kRunning, "waiting for pods to end", -1};
+  }
+  if (s.terminal()) {
+    if (o.end_time > 0) job->end_time = o.end_time;
+    Finish(job, t, s, o);
+    return job->state.terminal() || job->state.kind != before;
+  }
+  if (s.kind == Kind::kQueued || s.kind == Kind::kStarting) {
+    if (t->pending_since == 0 || (before != Kind::kQueued && before != Kind::kStarting)) t->pending_since = now;
+  } else {
+    t->pending_since = 0;
+  }
+  job->state = s;
+  return CheckPending(job, t, now) || s.kind != before;
+}
+
+// max_pending_time bounds the time queued and starting: then the job is
+// deleted and fails. True when it did.
+bool K8sScheduler::CheckPending(Job* job, Tracked* t, double now) {
+  if (job->max_pending_time_s <= 0 || t->pending_since == 0 || now - t->pending_since <= job->max_pending_time_s)
+    return false;
+  DeleteObjects(t->created, opts_->batch.query_timeout);
+  SetTerminal(job, JobState{Kind::kFailed,
+                            "pending for longer than max_pending_time (" + FormatNumber(job->max_pending_time_s) +
+                                " s; last state: " + job->state.str() + ")",
+                            -1});
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Ending: logs first, then cleanup.
+
+void K8sScheduler::Finish(Job* job, Tracked* t, JobState s, const Observation& o) {
+  if (!CollectOutput(job, t, o, &s)) return;  // logs unreadable for now: next poll
+  bool success = s.kind == Kind::kCompleted && s.exit_code == 0;
+  if (success || !t->opts->keep_failed_jobs) {
+    DeleteObjects(t->created, opts_->batch.query_timeout);
+  } else {
+    std::string what = t->kind == MainKind::kJob   ? "job"
+                       : t->kind == MainKind::kPod ? "pod"
+                                                   : t->main_collection.substr(t->main_collection.rfind('/') + 1);
+    notices_.push_back("job " + job->id + " " + JobState::Name(s.kind) + "; kept for inspection: kubectl -n " +
+                       t->ns + " describe " + what + " " + t->main_name());
+  }
+  SetTerminal(job, s);
+}
+
+// Reads the logs of the job's pods and writes its stdout, stderr and result
+// files. False when a log could not be read for a transient reason and the
+// job should wait for the next poll (bounded by max_query_failure_time).
+bool K8sScheduler::CollectOutput(Job* job, Tracked* t, const Observation& o, JobState* s) {
+  const BatchOptions& b = opts_->batch;
+  std::vector<PodInfo> pods = o.pods;
+  json found;  // a custom resource's pods that do not carry hetbench's labels
+  const std::string& selector = t->opts->custom_resource.pod_selector;
+  if (pods.empty() && t->kind == MainKind::kCustom && !selector.empty()) {
+    std::string sel = UrlEncode(ReplaceAll(selector, "{name}", t->main_name()));
+    KubeResponse r = Send("GET", "/api/v1/namespaces/" + t->ns + "/pods?labelSelector=" + sel, "", b.query_timeout);
+    found = IsOk(r.status) ? ParseJson(r.body) : json();
+    std::vector<PodInfo> all;
+    if (Member(found, "items").is_array())
+      for (const auto& p : found["items"]) all.push_back(ReadPod(p));
+    pods = ByRank(all);
+  }
+  std::vector<std::string> problems;
+  std::vector<PodLog> logs;
+  for (const auto& p : pods) {
+    if (!p.ran) continue;
+    std::string path = "/api/v1/namespaces/" + t->ns + "/pods/" + p.name + "/log" +
+                       (p.container.empty() ? "" : "?container=" + UrlEncode(p.container));
+    KubeResponse r = Send("GET", path, "", b.query_timeout);
+    if (IsTransient(r)) {
+      double now = Now();
+      if (t->log_failing_since == 0) t->log_failing_since = now;
+      if (now - t->log_failing_since <= b.max_query_failure_time) {
+        Notice("cannot read the log of pod " + p.name + " (" + Describe(r) + "); retrying");
+        job->state.reason = "reading logs";
+        return false;
+      }
+    }
+    if (!IsOk(r.status)) {
+      problems.push_back("cannot read the log of pod " + p.name + ": " + Describe(r));
+      continue;
+    }
+    auto parsed = ParsePodLog(r.body, t->set.nonce, p.name);
+    if (parsed.ok()) logs.push_back(PodLog{p, std::move(parsed.value())});
+    else problems.push_back(parsed.status().message());
+  }
+  WriteOutputs(*job, logs, &problems);
+  *s = SettleExitCode(*s, logs, problems.empty() && o.fail_waiting.empty());
+  for (const auto& p : problems) Notice("job " + job->id + ": " + p);
+  if (!problems.empty()) {
+    std::string why = Join(problems, "; ");
+    if (s->kind == Kind::kCompleted) *s = JobState{Kind::kFailed, why, s->exit_code};
+    else s->reason = s->reason.empty() ? why : s->reason + "; " + why;
+  }
+  return true;
+}
+
+void K8sScheduler::DeleteObjects(const std::vector<ObjRef>& refs, double timeout) {
+  // The main object first: its pods go with it (Background), then the rest.
+  for (auto it = refs.rbegin(); it != refs.rend(); ++it) {
+    KubeResponse r = Send("DELETE", it->path() + "?propagationPolicy=Background", "", timeout);
+    if (IsOk(r.status) || r.status == 404) continue;
+    Notice("warning: cannot delete " + it->kind + " " + it->name + " (" + Describe(r) + "); will retry");
+    leftovers_.push_back(*it);
+  }
+}
+
+void K8sScheduler::SetTerminal(Job* job, const JobState& s) {
+  job->state = s;
+  if (job->end_time == 0) job->end_time = EpochNow();
+  if (job->start_time == 0 && s.kind != Kind::kCancelled && s.kind != Kind::kLost &&
+      !StartsWith(s.reason, "pending for longer") && !StartsWith(s.reason, "namespace quota"))
+    job->start_time = job->end_time;
+  tracked_.erase(job->id);
+}
+
+// ---------------------------------------------------------------------------
+// Cancelling.
+
+void K8sScheduler::Cancel(Job* job) {
+  auto it = tracked_.find(job->id);
+  if (it == tracked_.end() || it->second->cancel_requested) return;
+  it->second->cancel_requested = true;
+  DeleteObjects(it->second->created, opts_->batch.query_timeout);
+  interval_ = opts_->batch.min_poll_interval;
+  next_poll_ = Now();
+}
+
+void K8sScheduler::Shutdown() {
+  double deadline = Now() + kShutdownBudget;
+  std::vector<ObjRef> refs;
+  refs.swap(leftovers_);
+  for (auto& [id, t] : tracked_) {
+    if (!t->cancel_requested) refs.insert(refs.end(), t->created.begin(), t->created.end());
+    t->cancel_requested = true;
+  }
+  for (const auto& ref : refs) {
+    double left = deadline - Now();
+    if (left <= 0) {
+      Notice("warning: Shutdown ran out of time; not deleted: " + ref.kind + " " + ref.name);
+      continue;
+    }
+    DeleteObjects({ref}, std::min(left, opts_->batch.query_timeout));
+  }
+  next_poll_ = Now();  // the next Poll confirms the cancellations
+}
+
+}  // namespace hb

@@ -1,0 +1,554 @@
+#include "k8s/kube_client.h"
+
+#include <curl/curl.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <strings.h>
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "sched/process.h"
+#include "util/fs.h"
+#include "util/strings.h"
+#include "version.h"
+
+namespace hb {
+
+// ---------------------------------------------------------------------------
+// Pure helpers
+
+std::string KubeRequestKind(const std::string& path) {
+  std::vector<std::string> seg;
+  for (auto& s : Split(path.substr(0, path.find('?')), '/'))
+    if (!s.empty()) seg.push_back(s);
+  size_t skip = 0;
+  if (seg.size() >= 2 && seg[0] == "api") skip = 2;            // /api/v1/...
+  else if (seg.size() >= 3 && seg[0] == "apis") skip = 3;      // /apis/group/version/...
+  else return seg.empty() ? "" : seg[0];                       // /version, /healthz
+  std::vector<std::string> rest(seg.begin() + static_cast<long>(skip), seg.end());
+  if (!rest.empty() && rest[0] == "watch") rest.erase(rest.begin());
+  if (rest.empty()) return seg[0];                              // discovery
+  if (rest[0] == "namespaces") {
+    if (rest.size() <= 2) return "namespaces";
+    rest.erase(rest.begin(), rest.begin() + 2);
+  }
+  return rest.size() >= 3 ? rest[2] : rest[0];
+}
+
+std::optional<std::time_t> ParseRfc3339(const std::string& s) {
+  int y, mo, d, h, mi, sec, used = 0;
+  char t;
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &t, &h, &mi, &sec, &used) != 7 ||
+      (t != 'T' && t != 't' && t != ' '))
+    return std::nullopt;
+  size_t i = static_cast<size_t>(used);
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  }
+  long offset = 0;
+  std::string zone = s.substr(i);
+  if (zone == "Z" || zone == "z") {
+  } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
+    int zh, zm;
+    if (std::sscanf(zone.c_str() + 1, "%2d:%2d", &zh, &zm) != 2) return std::nullopt;
+    offset = (zone[0] == '+' ? 1 : -1) * (zh * 3600L + zm * 60L);
+  } else {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = sec;
+  return timegm(&tm) - offset;
+}
+
+namespace {
+
+std::optional<std::string> JsonString(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+Result<ExecCredential> ParseExecCredential(const std::string& out, const std::string& api_version) {
+  // No exceptions, and no parser message: it would quote the output.
+  nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Status::Error("it printed no JSON object (an ExecCredential)");
+  if (JsonString(j, "kind").value_or("") != "ExecCredential")
+    return Status::Error("it printed JSON whose kind is not ExecCredential");
+  std::string got = JsonString(j, "apiVersion").value_or("");
+  if (got != api_version)
+    return Status::Error("it printed apiVersion '" + got + "' but the kubeconfig asks for " + api_version);
+  auto st = j.find("status");
+  if (st == j.end() || !st->is_object()) return Status::Error("its ExecCredential has no status");
+  ExecCredential c;
+  c.token = JsonString(*st, "token").value_or("");
+  c.client_cert_pem = JsonString(*st, "clientCertificateData").value_or("");
+  c.client_key_pem = JsonString(*st, "clientKeyData").value_or("");
+  if (c.client_cert_pem.empty() != c.client_key_pem.empty())
+    return Status::Error("its ExecCredential gives only one of clientCertificateData and clientKeyData");
+  if (c.token.empty() && c.client_cert_pem.empty())
+    return Status::Error("its ExecCredential has neither a token nor a client certificate");
+  if (auto exp = JsonString(*st, "expirationTimestamp")) {
+    c.expires = ParseRfc3339(*exp);
+    if (!c.expires) return Status::Error("its expirationTimestamp '" + *exp + "' is not an RFC 3339 time");
+  }
+  return c;
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Exec plugins
+
+std::string EncodeBase64(const std::string& in) {
+  static const char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
+    for (int k = 18; k >= 0; k -= 6) out += kChars[(v >> k) & 63];
+  }
+  if (i + 1 == in.size()) {
+    unsigned v = (unsigned char)in[i] << 16;
+    out += std::string{kChars[v >> 18], kChars[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == in.size()) {
+    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8;
+    out += std::string{kChars[v >> 18], kChars[(v >> 12) & 63], kChars[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+// KUBERNETES_EXEC_INFO, as client-go sets it for a non-interactive run.
+std::string ExecInfo(const KubeExec& x, const KubeTarget& t) {
+  nlohmann::json spec = {{"interactive", false}};
+  if (x.provide_cluster_info) {
+    nlohmann::json cluster = {{"server", t.server}};
+    if (!t.ca_pem.empty()) cluster["certificate-authority-data"] = EncodeBase64(t.ca_pem);
+    if (t.insecure_skip_tls_verify) cluster["insecure-skip-tls-verify"] = true;
+    if (!t.tls_server_name.empty()) cluster["tls-server-name"] = t.tls_server_name;
+    if (!t.proxy_url.empty()) cluster["proxy-url"] = t.proxy_url;
+    spec["cluster"] = cluster;
+  }
+  nlohmann::json info = {{"apiVersion", x.api_version}, {"kind", "ExecCredential"}, {"spec", spec}};
+  return info.dump();
+}
+
+double SteadyNow() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Waits for `pid` at most timeout_s (event-driven, through a pidfd); true
+// when it exited, its status in *status.
+bool WaitFor(pid_t pid, double timeout_s, int* status) {
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  double deadline = SteadyNow() + timeout_s;
+  bool exited = false;
+  while (true) {
+    pid_t r = waitpid(pid, status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) {
+      exited = true;
+      break;
+    }
+    double left = deadline - SteadyNow();
+    if (left <= 0) break;
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      poll(&p, 1, static_cast<int>(left * 1000) + 1);
+    } else {
+      usleep(2000);  // no pidfd (old kernel)
+    }
+  }
+  if (pidfd >= 0) close(pidfd);
+  return exited;
+}
+
+constexpr double kExecTimeoutS = 60;
+
+// Runs the plugin with its output in `dir` (private to this process) and
+// parses what it printed. The output holds the credential, so it is read
+// and removed at once, and never quoted in an error.
+Result<ExecCredential> RunExecPlugin(const KubeExec& x, const KubeTarget& t, const std::string& dir) {
+  std::string name = "exec plugin '" + x.command + "'";
+  SpawnOptions so;
+  so.argv.push_back(x.command);
+  so.argv.insert(so.argv.end(), x.args.begin(), x.args.end());
+  so.env = x.env;
+  so.env.emplace_back("KUBERNETES_EXEC_INFO", ExecInfo(x, t));
+  so.stdout_path = JoinPath(dir, "exec.out");
+  so.stderr_path = JoinPath(dir, "exec.err");
+  auto pid = SpawnProcess(so);
+  std::string hint = x.install_hint.empty() ? "" : " (" + Trim(x.install_hint) + ")";
+  if (!pid.ok()) return Status::Error(name + " could not be run: " + pid.status().message() + hint);
+  int status = 0;
+  bool exited = WaitFor(*pid, kExecTimeoutS, &status);
+  if (!exited) {
+    killpg(*pid, SIGKILL);
+    waitpid(*pid, &status, 0);
+  }
+  auto out = ReadFile(so.stdout_path);
+  auto err = ReadFile(so.stderr_path);
+  (void)RemoveTree(so.stdout_path);
+  (void)RemoveTree(so.stderr_path);
+  if (!exited) return Status::Error(name + " did not finish in " + FormatNumber(kExecTimeoutS) + " s (killed)");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string why = WIFEXITED(status) ? "exit code " + std::to_string(WEXITSTATUS(status))
+                                        : "signal " + std::to_string(WTERMSIG(status));
+    std::string first = err.ok() ? Trim(Trim(*err).substr(0, Trim(*err).find('\n'))) : "";
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127) first += hint;
+    return Status::Error(name + " failed (" + why + ")" + (first.empty() ? "" : ": " + first));
+  }
+  if (!out.ok()) return Status::Error(name + ": " + out.status().message());
+  auto cred = ParseExecCredential(*out, x.api_version);
+  if (!cred.ok()) return cred.status().Prefixed(name);
+  return cred;
+}
+
+// ---------------------------------------------------------------------------
+// Credentials
+
+struct Credential {
+  std::string token, cert_pem, key_pem;
+  bool operator==(const Credential&) const = default;
+};
+
+// The credential for each request: from the exec plugin (cached until it
+// expires), the token file (re-read each minute), or the target as loaded.
+class Credentials {
+ public:
+  // A token file's first read is the loader's (in t.token); without one,
+  // the first request reads it.
+  explicit Credentials(const KubeTarget& t) : t_(t), token_read_at_(t.token.empty() ? -1e9 : SteadyNow()) {}
+  ~Credentials() {
+    if (!dir_.empty()) (void)RemoveTree(dir_);
+  }
+  Credentials(const Credentials&) = delete;
+  Credentials& operator=(const Credentials&) = delete;
+
+  Result<Credential> Current() {
+    if (t_.exec) {
+      if (!exec_ || (exec_->expires && std::time(nullptr) >= *exec_->expires)) {
+        Status s = RunExec();
+        if (!s.ok()) return s;
+      }
+      return FromExec();
+    }
+    if (!t_.token_file.empty() && SteadyNow() - token_read_at_ >= kTokenFileRefreshS) {
+      Status s = ReadTokenFile();
+      if (!s.ok() && t_.token.empty()) return s;  // else keep the last good token, as client-go does
+    }
+    return Credential{t_.token, t_.client_cert_pem, t_.client_key_pem};
+  }
+
+  // After a 401: gets a fresh credential when it can; true when it differs
+  // from `used` (only then is repeating the request worthwhile).
+  Result<bool> Refresh(const Credential& used) {
+    if (t_.exec) {
+      Status s = RunExec();
+      if (!s.ok()) return s;
+    } else if (!t_.token_file.empty()) {
+      Status s = ReadTokenFile();
+      if (!s.ok()) return s;
+    } else {
+      return false;
+    }
+    auto now = Current();
+    if (!now.ok()) return now.status();
+    return !(*now == used);
+  }
+
+ private:
+  static constexpr double kTokenFileRefreshS = 60;
+
+  Status RunExec() {
+    if (dir_.empty()) {
+      const char* base = std::getenv("TMPDIR");
+      std::string tmpl = std::string(base && *base ? base : "/tmp") + "/hb_exec.XXXXXX";
+      if (!::mkdtemp(tmpl.data())) return Status::Error("cannot create a temporary folder for the exec plugin: " +
+                                                         std::string(std::strerror(errno)));
+      dir_ = tmpl;
+    }
+    auto cred = RunExecPlugin(*t_.exec, t_, dir_);
+    if (!cred.ok()) return cred.status();
+    exec_ = *cred;
+    return Status::OK();
+  }
+
+  // The plugin's certificate replaces the kubeconfig's; its token alone
+  // keeps the kubeconfig's certificate (as client-go does).
+  Credential FromExec() const {
+    Credential c{exec_->token, t_.client_cert_pem, t_.client_key_pem};
+    if (!exec_->client_cert_pem.empty()) {
+      c.cert_pem = exec_->client_cert_pem;
+      c.key_pem = exec_->client_key_pem;
+    }
+    return c;
+  }
+
+  Status ReadTokenFile() {
+    token_read_at_ = SteadyNow();
+    auto content = ReadFile(t_.token_file);
+    if (!content.ok()) return content.status().Prefixed("token file");
+    t_.token = Trim(*content);
+    return Status::OK();
+  }
+
+  KubeTarget t_;
+  std::optional<ExecCredential> exec_;
+  double token_read_at_;                // when token_file was last read
+  std::string dir_;                     // for the exec plugin's output
+};
+
+// ---------------------------------------------------------------------------
+// PEM checks, so a bad file fails at start with a clear message instead of
+// as an obscure TLS error on the first request.
+
+struct BioDeleter {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+struct X509Deleter {
+  void operator()(X509* x) const { X509_free(x); }
+};
+struct PkeyDeleter {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+
+std::unique_ptr<BIO, BioDeleter> MemBio(const std::string& s) {
+  return std::unique_ptr<BIO, BioDeleter>(BIO_new_mem_buf(s.data(), static_cast<int>(s.size())));
+}
+
+int NoPassphrase(char*, int, int, void*) { return -1; }  // never prompt on a terminal
+
+Status CheckPem(const KubeTarget& t) {
+  Status s;
+  if (!t.ca_pem.empty()) {
+    std::unique_ptr<X509, X509Deleter> ca(PEM_read_bio_X509(MemBio(t.ca_pem).get(), nullptr, NoPassphrase, nullptr));
+    if (!ca) s = Status::Error("the certificate-authority of " + t.source + " is not a PEM certificate");
+  }
+  if (s.ok() && !t.client_cert_pem.empty()) {
+    std::unique_ptr<X509, X509Deleter> cert(
+        PEM_read_bio_X509(MemBio(t.client_cert_pem).get(), nullptr, NoPassphrase, nullptr));
+    std::unique_ptr<EVP_PKEY, PkeyDeleter> key(
+        PEM_read_bio_PrivateKey(MemBio(t.client_key_pem).get(), nullptr, NoPassphrase, nullptr));
+    if (!cert) s = Status::Error("the client-certificate of " + t.source + " is not a PEM certificate");
+    else if (!key) s = Status::Error("the client-key of " + t.source + " is not an unencrypted PEM private key");
+    else if (X509_check_private_key(cert.get(), key.get()) != 1)
+      s = Status::Error("the client-key of " + t.source + " does not match its client-certificate");
+  }
+  ERR_clear_error();
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// The client
+
+size_t AppendBody(char* data, size_t size, size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+// Collects Retry-After (in seconds, the only form the API server sends)
+// from the last header block (a 100 Continue starts a new one).
+size_t OnHeader(char* data, size_t size, size_t n, void* out) {
+  auto* retry_after = static_cast<double*>(out);
+  std::string line(data, size * n);
+  if (StartsWith(line, "HTTP/")) *retry_after = -1;
+  if (strncasecmp(line.c_str(), "retry-after:", 12) == 0) {
+    std::string v = Trim(line.substr(12));
+    char* end = nullptr;
+    double secs = std::strtod(v.c_str(), &end);
+    if (!v.empty() && *end == '\0' && secs >= 0) *retry_after = secs;
+  }
+  return size * n;
+}
+
+class KubeClient : public KubeApi {
+ public:
+  KubeClient(const KubeTarget& t, CURL* curl) : t_(t), creds_(t), curl_(curl) {}
+  ~KubeClient() override {
+    curl_easy_cleanup(curl_);
+    curl_slist_free_all(connect_to_);
+  }
+  KubeClient(const KubeClient&) = delete;
+  KubeClient& operator=(const KubeClient&) = delete;
+
+  Status Setup() {
+    auto set = [&](CURLoption opt, auto value) { return curl_easy_setopt(curl_, opt, value) == CURLE_OK; };
+    bool ok = set(CURLOPT_NOSIGNAL, 1L) && set(CURLOPT_ERRORBUFFER, errbuf_) &&
+              set(CURLOPT_WRITEFUNCTION, AppendBody) && set(CURLOPT_HEADERFUNCTION, OnHeader) &&
+              set(CURLOPT_ACCEPT_ENCODING, "") && set(CURLOPT_TCP_KEEPALIVE, 1L) &&
+              set(CURLOPT_USERAGENT, "hetbench/" HETBENCH_VERSION);
+    if (ok && !t_.proxy_url.empty()) ok = set(CURLOPT_PROXY, t_.proxy_url.c_str());
+    if (ok && t_.insecure_skip_tls_verify) ok = set(CURLOPT_SSL_VERIFYPEER, 0L) && set(CURLOPT_SSL_VERIFYHOST, 0L);
+    if (ok && !t_.ca_pem.empty()) {
+      curl_blob ca{const_cast<char*>(t_.ca_pem.data()), t_.ca_pem.size(), CURL_BLOB_COPY};
+      // Only this CA: not the system's as well.
+      ok = set(CURLOPT_CAINFO_BLOB, &ca) && set(CURLOPT_CAINFO, nullptr) && set(CURLOPT_CAPATH, nullptr);
+    }
+    if (!ok) return Status::Error("libcurl refused a TLS option (hetbench needs libcurl 7.77 or later, with OpenSSL)");
+    return SetBase();
+  }
+
+  Result<KubeResponse> Send(const KubeRequest& req) override {
+    auto cred = creds_.Current();
+    if (!cred.ok()) return cred.status();
+    KubeResponse r = Exchange(req, *cred);
+    if (r.status != 401) return r;
+    auto changed = creds_.Refresh(*cred);
+    if (!changed.ok()) return changed.status();
+    if (!*changed) return r;
+    cred = creds_.Current();
+    if (!cred.ok()) return cred.status();
+    return Exchange(req, *cred);
+  }
+
+  std::string DefaultNamespace() const override { return t_.ns; }
+  std::string Server() const override { return t_.server; }
+
+ private:
+  // base_ is the server URL, but with tls_server_name as its host when one
+  // is given: curl then sends that name (SNI) and verifies the certificate
+  // against it, while CURLOPT_CONNECT_TO still connects to the real host.
+  Status SetBase() {
+    base_ = t_.server;
+    if (t_.tls_server_name.empty()) return Status::OK();
+    CURLU* u = curl_url();
+    char *host = nullptr, *port = nullptr;
+    bool ok = u && curl_url_set(u, CURLUPART_URL, t_.server.c_str(), 0) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+              curl_url_set(u, CURLUPART_HOST, t_.tls_server_name.c_str(), 0) == CURLUE_OK;
+    char* url = nullptr;
+    if (ok) ok = curl_url_get(u, CURLUPART_URL, &url, 0) == CURLUE_OK;
+    if (ok) {
+      base_ = url;
+      while (!base_.empty() && base_.back() == '/') base_.pop_back();
+      connect_to_ = curl_slist_append(nullptr, (t_.tls_server_name + ":" + port + ":" + host + ":" + port).c_str());
+      ok = connect_to_ && curl_easy_setopt(curl_, CURLOPT_CONNECT_TO, connect_to_) == CURLE_OK;
+    }
+    curl_free(url);
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+    if (!ok) return Status::Error("cannot use tls-server-name '" + t_.tls_server_name + "' with server " + t_.server);
+    return Status::OK();
+  }
+
+  // Puts the credential's client certificate on the handle when it changed
+  // (a new one must not ride on a connection opened with the old one).
+  bool ApplyCert(const Credential& c) {
+    if (c.cert_pem == cert_on_handle_ && c.key_pem == key_on_handle_) {
+      curl_easy_setopt(curl_, CURLOPT_FRESH_CONNECT, 0L);
+      return true;
+    }
+    curl_blob cert{const_cast<char*>(c.cert_pem.data()), c.cert_pem.size(), CURL_BLOB_COPY};
+    curl_blob key{const_cast<char*>(c.key_pem.data()), c.key_pem.size(), CURL_BLOB_COPY};
+    bool empty = c.cert_pem.empty();
+    bool ok = curl_easy_setopt(curl_, CURLOPT_SSLCERT_BLOB, empty ? nullptr : &cert) == CURLE_OK &&
+              curl_easy_setopt(curl_, CURLOPT_SSLKEY_BLOB, empty ? nullptr : &key) == CURLE_OK &&
+              curl_easy_setopt(curl_, CURLOPT_SSLCERTTYPE, "PEM") == CURLE_OK &&
+              curl_easy_setopt(curl_, CURLOPT_SSLKEYTYPE, "PEM") == CURLE_OK &&
+              curl_easy_setopt(curl_, CURLOPT_FRESH_CONNECT, 1L) == CURLE_OK;
+    cert_on_handle_ = c.cert_pem;
+    key_on_handle_ = c.key_pem;
+    return ok;
+  }
+
+  bool SetMethod(const KubeRequest& req) {
+    bool ok = curl_easy_setopt(curl_, CURLOPT_HTTPGET, 1L) == CURLE_OK;  // resets body and method
+    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
+      ok = ok && curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size())) == CURLE_OK &&
+           curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, req.body.c_str()) == CURLE_OK;
+    }
+    const char* custom = req.method == "GET" || req.method == "POST" ? nullptr : req.method.c_str();
+    return ok && curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, custom) == CURLE_OK;
+  }
+
+  KubeResponse Exchange(const KubeRequest& req, const Credential& c) {
+    Count(req.method + " " + KubeRequestKind(req.path));
+    KubeResponse r;
+    std::string url = base_ + req.path;
+    curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
+    headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+    if (!req.body.empty()) headers = curl_slist_append(headers, ("Content-Type: " + req.content_type).c_str());
+    if (!c.token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + c.token).c_str());
+    errbuf_[0] = '\0';
+    bool ok = headers && ApplyCert(c) && SetMethod(req) &&
+              curl_easy_setopt(curl_, CURLOPT_URL, url.c_str()) == CURLE_OK &&
+              curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers) == CURLE_OK &&
+              curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &r.body) == CURLE_OK &&
+              curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &r.retry_after_s) == CURLE_OK &&
+              curl_easy_setopt(curl_, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout_s * 1000)) == CURLE_OK;
+    CURLcode code = ok ? curl_easy_perform(curl_) : CURLE_FAILED_INIT;
+    curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, nullptr);
+    curl_slist_free_all(headers);
+    if (code != CURLE_OK) {
+      r.status = 0;
+      r.body.clear();
+      r.retry_after_s = -1;
+      r.transport_error = Scrub(std::string(curl_easy_strerror(code)) + (errbuf_[0] ? std::string(": ") + errbuf_ : ""), c);
+      return r;
+    }
+    long status = 0;
+    curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &status);
+    r.status = static_cast<int>(status);
+    return r;
+  }
+
+  // curl never puts the Authorization header into its messages; this is a
+  // second lock on that door.
+  static std::string Scrub(std::string s, const Credential& c) {
+    return c.token.empty() ? s : ReplaceAll(std::move(s), c.token, "<token>");
+  }
+
+  KubeTarget t_;
+  Credentials creds_;
+  CURL* curl_;
+  char errbuf_[CURL_ERROR_SIZE] = {};
+  std::string base_;
+  curl_slist* connect_to_ = nullptr;
+  std::string cert_on_handle_, key_on_handle_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<KubeApi>> MakeKubeClient(const KubeTarget& t, std::function<void(const std::string&)> warn) {
+  if (t.server.empty()) return Status::Error("no API server to talk to (" + t.source + ")");
+  Status pem = CheckPem(t);
+  if (!pem.ok()) return pem;
+  static std::once_flag curl_init;
+  static CURLcode init_code = CURLE_OK;
+  std::call_once(curl_init, [] { init_code = curl_global_init(CURL_GLOBAL_DEFAULT); });
+  if (init_code != CURLE_OK) return Status::Error(std::string("libcurl: ") + curl_easy_strerror(init_code));
+  CURL* curl = curl_easy_init();
+  if (!curl) return Status::Error("libcurl: cannot create a handle");
+  auto client = std::make_unique<KubeClient>(t, curl);
+  Status s = client->Setup();
+  if (!s.ok()) return s;
+  if (t.insecure_skip_tls_verify && warn)
+    warn("TLS verification is off for " + t.server + " as the kubeconfig asks (insecure-skip-tls-verify)");
+  return std::unique_ptr<KubeApi>(std::move(client));
+}
+
+}  // namespace hb
