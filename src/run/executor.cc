@@ -431,9 +431,31 @@ Scheduler* Executor::SchedulerFor(const Partition& part, std::string* err) {
 }
 
 namespace {
+// The folder of the running hetbench binary, where the benchmark programs
+// (hetbench-train, -io, -comm, -compute) are built and installed next to it.
+const std::string& HetbenchBinDir() {
+  static const std::string dir = [] {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return std::string();
+    std::string exe(buf, static_cast<size_t>(n));
+    size_t slash = exe.rfind('/');
+    return slash == std::string::npos ? std::string() : exe.substr(0, slash);
+  }();
+  return dir;
+}
+
+// Every job sees HETBENCH_BIN_DIR and finds hetbench's benchmark programs
+// first in PATH; then the system's, partition's and environment's variables
+// (which may override both).
 std::vector<std::pair<std::string, std::string>> ConfigEnv(const System& sys, const Partition& p,
                                                            const Environment* e) {
-  std::vector<std::pair<std::string, std::string>> env = sys.env_vars;
+  std::vector<std::pair<std::string, std::string>> env;
+  if (!HetbenchBinDir().empty()) {
+    env.emplace_back("HETBENCH_BIN_DIR", ShellQuote(HetbenchBinDir()));
+    env.emplace_back("PATH", "\"$HETBENCH_BIN_DIR:$PATH\"");
+  }
+  env.insert(env.end(), sys.env_vars.begin(), sys.env_vars.end());
   env.insert(env.end(), p.env_vars.begin(), p.env_vars.end());
   if (e) env.insert(env.end(), e->env_vars.begin(), e->env_vars.end());
   return env;

@@ -65,6 +65,20 @@ TEST(E2E, ExampleSuitePasses) {
   EXPECT_NE(o.out.find("hello_run %who=two words"), std::string::npos);
 }
 
+// Jobs find hetbench's own benchmark programs (built next to it) by name.
+TEST(E2E, JobsFindTheBenchmarkProgramsInPath) {
+  std::string dir = TempDir();
+  Write(dir + "/t.yaml", "name: where\nexecutable: sh\n"
+                         "executable_opts: ['-c', '\"echo bindir=$HETBENCH_BIN_DIR; command -v hetbench\"']\n");
+  auto o = Hetbench({"run", "-c", "t.yaml", "--keep-stage-files"}, dir);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  auto outs = e2e::Find(dir + "/output", "hb_job.out");
+  ASSERT_EQ(outs.size(), 1u);
+  std::string bin = HETBENCH_BIN;
+  std::string bindir = bin.substr(0, bin.rfind('/'));
+  EXPECT_EQ(Read(outs[0]), "bindir=" + bindir + "\n" + bindir + "/hetbench\n");
+}
+
 TEST(E2E, FailingDemoNamesStageAndReason) {
   std::string dir = TempDir();
   auto o = Hetbench({"run", "-c", kExamples, "-t", "demo_failure"}, dir);

@@ -437,4 +437,108 @@ k8s:
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
 }
 
+// A custom resource (as Graphcore's IPUJob): created from the test's
+// manifest, followed by its state field, its pods found by label.
+TEST_F(K8sTest, CustomResourceFollowedByStateField) {
+  StartServer();
+  WriteSite();
+  auto o = Run(R"(
+name: ipu
+executable: echo
+executable_opts: ['from the custom resource']
+sanity: [{pattern: 'from the custom resource'}]
+k8s:
+  manifest:
+    apiVersion: example.hetbench.io/v1
+    kind: FakeIPUJob
+    spec:
+      replicas: 1
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - {name: worker, image: graphcore/pytorch:3.3.0}
+  custom_resource:
+    plural: fakeipujobs
+    pod_selector: 'fake.hetbench.io/owner={name}'
+)");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+}
+
+// Pods that can never be scheduled: the reason reaches the user, and
+// max_pending_time ends the wait.
+TEST_F(K8sTest, UnschedulableIsReportedAndBounded) {
+  StartServer();
+  WriteSite();
+  auto o = Run("name: greedy\nexecutable: 'true'\nnum_gpus_per_node: 16\nmax_pending_time: 2s\n");
+  EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
+  std::string reason = Report()["cases"][0]["fail_reason"];
+  EXPECT_NE(reason.find("Insufficient nvidia.com/gpu"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("max_pending_time"), std::string::npos) << reason;
+}
+
+// Kueue evicts a running Job (re-suspends it): it is queued again, not
+// failed, and completes once re-admitted.
+TEST_F(K8sTest, KueueEvictionRequeues) {
+  StartServer();
+  WriteSite("          queue_name: team-a\n");
+  Write(dir_ + "/t.yaml", "name: evicted\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 2; echo finished'\"]\n"
+                          "sanity: [{pattern: finished}]\n");
+  pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "site:kube"}, dir_);
+  std::string job;
+  ASSERT_TRUE(WaitFor([&] {
+    for (const auto& p : api_->Objects("pods"))
+      if (p["status"].value("phase", "") == "Running") {
+        job = p["metadata"]["labels"].value("job-name", "");
+        return true;
+      }
+    return false;
+  }, 30)) << api_->State().dump(1);
+  api_->Control("POST", "/fake/evict", R"({"namespace": "hb-test", "job": ")" + job + R"("})");
+  EXPECT_EQ(e2e::WaitExit(pid, 60), 0) << Read(dir_ + "/hb.stdout") << Read(dir_ + "/hb.stderr");
+  std::string log = Read(api_->dir() + "/requests.log");
+  EXPECT_NE(log.find("/workloads"), std::string::npos) << "workloads were read while queued";
+}
+
+// The example site configuration in examples/k8s loads, and its test
+// files list on its partitions.
+TEST_F(K8sTest, ExampleSiteConfigurationLoads) {
+  auto o = Hetbench({"list", "-C", kSource + "/examples/k8s/site.yaml", "--system", "eidf", "-c",
+                     kSource + "/examples/k8s/tests"},
+                    dir_, 60);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("@eidf:a100+pytorch"), std::string::npos) << o.out;
+}
+
+// Opt-in: a real cluster (KUBECONFIG and HETBENCH_K8S_LIVE=1). Runs one
+// small case in the context's namespace with a public busybox image
+// (HETBENCH_K8S_IMAGE overrides it).
+TEST(K8sLive, TrivialCaseOnARealCluster) {
+  const char* live = std::getenv("HETBENCH_K8S_LIVE");
+  const char* kc = std::getenv("KUBECONFIG");
+  if (!live || std::string(live) != "1" || !kc) GTEST_SKIP() << "set KUBECONFIG and HETBENCH_K8S_LIVE=1";
+  const char* image = std::getenv("HETBENCH_K8S_IMAGE");
+  std::string dir = e2e::TempDir();
+  Write(dir + "/site.yaml", std::string(R"(
+systems:
+  - name: live
+    hostnames: ['.*']
+    partitions:
+      - name: kube
+        scheduler: k8s
+        launcher: local
+        environs: [builtin]
+        sched_options:
+          image: )") + (image ? image : "busybox:1.36") + R"(
+          memory_default: 64Mi
+          pod_security_context: {runAsUser: 0}
+environments:
+  - {name: builtin}
+)");
+  Write(dir + "/t.yaml", "name: live\nexecutable: echo\nexecutable_opts: ['value: 1.5']\n"
+                         "sanity: [{pattern: 'value: 1.5'}]\ntime_limit: 5m\n");
+  auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 600);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+}
+
 }  // namespace
