@@ -1,8 +1,6 @@
 #include "k8s/manifest.h"
 
 #include <openssl/evp.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -11,7 +9,7 @@
 #include <optional>
 #include <random>
 
-#include "sched/command_runner.h"
+#include "k8s/tar_gz.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -27,7 +25,6 @@ constexpr size_t kEnvChunk = 96 * 1024;
 constexpr int kRendezvousPort = 29500;
 constexpr char kStageEnv[] = "HETBENCH_STAGE_TGZ";
 constexpr char kDefaultErr[] = "hb_job.err";
-constexpr double kTarTimeout = 300;
 
 // ---------------------------------------------------------------- encoding
 
@@ -356,14 +353,6 @@ std::string BootstrapRun(const StageLayout& s) {
   b += "\"$hb_sh\" " + ShellQuote(s.script) + " </dev/null 2>\"$hb_err\"\n";
   b += "hb_finish $?\n";
   return b;
-}
-
-Result<std::string> PackDir(const std::string& dir) {
-  auto runner = MakeSystemCommandRunner();
-  CommandResult r = runner->Run({"tar", "-c", "-z", "-f", "-", "-C", dir, "."}, kTarTimeout);
-  if (r.exit_code != 0 || r.timed_out)
-    return Status::Error("cannot pack the stage directory " + dir + ": " + r.Problem("tar"));
-  return r.out;
 }
 
 // ---------------------------------------------------------------- objects
@@ -751,8 +740,8 @@ Result<Payload> MakePayload(const Job& job, const K8sOptions& opts) {
   Payload p;
   p.nonce = RandomHex(16);
   if (!s.on_volume) {
-    auto packed = PackDir(s.host_dir);
-    if (!packed.ok()) return packed.status();
+    auto packed = PackDirectoryTarGz(s.host_dir);
+    if (!packed.ok()) return packed.status().Prefixed("cannot pack the stage directory " + s.host_dir);
     if (packed->size() > kMaxPackedStage)
       return Status::Error("the stage directory " + s.host_dir + " packs to " +
                            FormatNumber(packed->size() / 1024.0, 4) +
@@ -806,38 +795,8 @@ Result<PodOutput> ParsePodLog(const std::string& log, const std::string& nonce, 
 
 Status ExtractArchive(const std::string& archive, const std::string& dir) {
   if (archive.empty()) return Status::OK();
-  Status st = MakeDirs(dir);
-  if (!st.ok()) return st;
-  const char* tmp = std::getenv("TMPDIR");
-  std::string file = std::string(tmp && *tmp ? tmp : "/tmp") + "/hb_archive.XXXXXX";
-  int fd = mkstemp(file.data());
-  if (fd < 0) return Status::Error("cannot create a temporary file for the result files");
-  close(fd);
-  struct Remove {
-    std::string path;
-    ~Remove() { unlink(path.c_str()); }
-  } remove{file};
-  st = WriteFile(file, archive);
-  if (!st.ok()) return st;
-
-  auto runner = MakeSystemCommandRunner();
-  CommandResult names = runner->Run({"tar", "-t", "-z", "-f", file}, kTarTimeout);
-  CommandResult types = runner->Run({"tar", "-t", "-v", "-z", "-f", file}, kTarTimeout);
-  if (names.exit_code != 0 || types.exit_code != 0)
-    return Status::Error("the result files are not a valid tar.gz: " + names.Problem("tar"));
-  for (const auto& name : Split(names.out, '\n')) {
-    if (name.empty()) continue;
-    if (StartsWith(name, "/") || HasDotDot(name))
-      return Status::Error("the result files hold '" + name + "', which is outside the stage directory: refused");
-  }
-  for (const auto& line : Split(types.out, '\n')) {
-    if (!line.empty() && line[0] != '-' && line[0] != 'd')
-      return Status::Error("the result files hold a link or special file, refused: " + line);
-  }
-  CommandResult x = runner->Run({"tar", "-x", "-z", "-o", "-f", file, "-C", dir}, kTarTimeout);
-  if (x.exit_code != 0 || x.timed_out)
-    return Status::Error("cannot unpack the result files into " + dir + ": " + x.Problem("tar"));
-  return Status::OK();
+  Status st = ExtractTarGz(archive, dir);
+  return st.ok() ? st : st.Prefixed("the result files");
 }
 
 }  // namespace hb

@@ -118,8 +118,8 @@ struct PodOutput {
 };
 Result<PodOutput> ParsePodLog(const std::string& log, const std::string& nonce, const std::string& pod_name);
 
-// Unpacks a tar.gz (from ParsePodLog) into `dir` with the system's tar,
-// refusing absolute paths and "..". Blocks for the time tar takes.
+// Unpacks a tar.gz (from ParsePodLog) into `dir` in process (ExtractTarGz,
+// tar_gz.h), refusing absolute paths, "..", links and special files.
 Status ExtractArchive(const std::string& archive, const std::string& dir);
 
 }  // namespace hb

@@ -333,7 +333,7 @@ sanity:
 }
 
 // Transient API faults (429 with Retry-After, 500, a dropped connection, a
-// quota rejection) slow the run down but do not fail it.
+// name collision, a quota rejection) slow the run down but do not fail it.
 TEST_F(K8sTest, SurvivesApiFaultsAndQuota) {
   StartServer({"--max-active-jobs", "2"});
   WriteSite();
@@ -341,6 +341,8 @@ TEST_F(K8sTest, SurvivesApiFaultsAndQuota) {
                 R"({"match": "GET /api/v1/namespaces/hb-test/pods", "status": 429, "count": 2, "retry_after": 1})");
   api_->Control("POST", "/fake/faults", R"({"match": "GET /apis/batch/v1/namespaces/hb-test/jobs", "status": 500, "count": 2})");
   api_->Control("POST", "/fake/faults", R"({"match": "POST /apis/batch/v1/namespaces/hb-test/jobs", "drop": true, "count": 1})");
+  // A generated name that collides (409 AlreadyExists) is retried.
+  api_->Control("POST", "/fake/faults", R"({"match": "POST /apis/batch/v1/namespaces/hb-test/jobs", "status": 409, "count": 1})");
   auto o = Run(R"(
 name: many
 parameters: {i: [1, 2, 3, 4, 5]}
