@@ -11,6 +11,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 hb="$(realpath "${1:-$here/../build/hetbench}")"
 work="$(mktemp -d /tmp/hb_k8s_bench_XXXXXX)"
+# Runs store their sessions (as by default) in a throw-away store.
+export HETBENCH_STORE="$work/results.db"
 mkdir -p "$work/api"
 /usr/bin/python3 "$here/../tests/k8s/fake_apiserver.py" --dir "$work/api" --pod-start-delay 0.1 \
   >"$work/api/server.log" 2>&1 &

@@ -12,6 +12,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 hb="$(realpath "${1:-$here/../build/hetbench}")"
 reps="${REPS:-5}"
 work="$(mktemp -d /tmp/hb_bench_XXXXXX)"
+# Runs store their sessions (as by default) in a throw-away store.
+export HETBENCH_STORE="$work/results.db"
 trap 'rm -rf "$work"' EXIT
 
 # ---- 1. list 10,000 cases

@@ -14,6 +14,8 @@ hb="$(realpath "${1:-$here/../build/hetbench}")"
 "$here/../scripts/slurm-up" $accounting >/dev/null
 sched=$([ -n "$accounting" ] && echo slurm || echo squeue)
 work="$(mktemp -d /tmp/hb_slurm_bench_XXXXXX)"
+# Runs store their sessions (as by default) in a throw-away store.
+export HETBENCH_STORE="$work/results.db"
 trap 'rm -rf "$work"' EXIT
 
 mkdir "$work/shim"

@@ -23,12 +23,29 @@ struct RunCommandOptions {
   std::string distribute;      // --distribute[=STATE]: node state ("" = off)
   std::string kubeconfig;      // --kubeconfig (Kubernetes partitions)
   bool keep_failed_jobs = false;  // --keep-failed-jobs (Kubernetes partitions)
+  std::string store;              // --store ("" = HETBENCH_STORE, configuration, default)
+  bool no_store = false;          // --no-store
   std::vector<std::string> argv;
+};
+
+// `hetbench results ACTION`: sessions, cases, show, delete, export, import.
+struct ResultsCommandOptions {
+  std::string action;
+  std::string store;                      // --store
+  std::vector<std::string> config_files;  // -C: for the configuration's `storage` entry
+  std::vector<std::string> names, tags;   // -n, -t (regexes)
+  std::string system;                     // --system sys[:part]
+  std::string since, until;               // --since, --until (dates or ages)
+  std::string session;                    // --session
+  std::string format;                     // export: csv | json
+  std::string output;                     // export: -o FILE ("" = stdout)
+  std::vector<std::string> args;          // show/delete: sessions; import: paths
 };
 
 int ListCommand(const SessionOptions& opts, bool details);
 int RunCommand(RunCommandOptions opts);
 int ShowConfigCommand(const SessionOptions& opts, const std::string& path);
 int DetectCommand();
+int ResultsCommand(const ResultsCommandOptions& opts);
 
 }  // namespace hb

@@ -26,6 +26,7 @@ const char* kFooter =
     "  hetbench run --restore-session reports/run-X.json --failed\n"
     "  hetbench show-config systems/0/partitions       print part of the configuration\n"
     "  hetbench detect                                 print this host's processor and devices\n"
+    "  hetbench results cases -n stream --since 7d     stored results of past runs\n"
     "\n"
     "Exit status: 0 all passed, 1 a test failed, 2 bad usage or configuration,\n"
     "130 interrupted. Documentation: docs/ in the hetbench sources.";
@@ -108,6 +109,66 @@ bool ExpandMode(std::vector<std::string>* args) {
   return true;
 }
 
+const char* kStoreHelp =
+    "The results store (SQLite). Default: $HETBENCH_STORE, else the configuration's "
+    "storage/sqlite_db_file, else $XDG_DATA_HOME/hetbench/results.db (~/.local/share/hetbench/results.db)";
+
+// The filters of `results sessions|cases|export`.
+void AddResultFilters(CLI::App* app, hb::ResultsCommandOptions* o) {
+  app->add_option("-n,--name", o->names, "Cases whose test name or display name matches REGEX (repeatable: any)")
+      ->type_name("REGEX");
+  app->add_option("-t,--tag", o->tags, "Cases with a tag matching REGEX (repeatable: all must match)")
+      ->type_name("REGEX");
+  app->add_option("--system", o->system, "Cases that ran on system SYS (or its partition PART)")
+      ->type_name("SYS[:PART]");
+  app->add_option("--since", o->since, "Started at or after WHEN: a date (2024-05-01, 2024-05-01T12:30, "
+                                       "with Z or +02:00 for a zone) or an age (7d, 24h, 30m)")
+      ->type_name("WHEN");
+  app->add_option("--until", o->until, "Started before WHEN (as --since)")->type_name("WHEN");
+  app->add_option("--session", o->session, "Only session ID (or a unique prefix of it)")->type_name("ID");
+}
+
+const char* kResultsFooter =
+    "Examples:\n"
+    "  hetbench results sessions --since 7d               sessions of the last week\n"
+    "  hetbench results cases -n stream --system hpc:gpu  the stream cases on hpc:gpu\n"
+    "  hetbench results show 20240501T1200                one session (an id prefix will do)\n"
+    "  hetbench results export --csv -t nightly -o perf.csv\n"
+    "  hetbench results import ~/.reframe/reports/results.db perflogs/\n"
+    "  hetbench results delete 20240501T120000-4242\n"
+    "Every `hetbench run` adds its session to the store unless given --no-store.";
+
+CLI::App* AddResults(CLI::App& app, hb::ResultsCommandOptions* o) {
+  CLI::App* results = app.add_subcommand("results", "Query the results store of past runs, export it, import "
+                                                    "ReFrame perflogs and results databases");
+  results->footer(kResultsFooter);
+  results->require_subcommand(1);
+  results->fallthrough();
+  results->add_option("--store", o->store, kStoreHelp)->type_name("PATH");
+  results->add_option("-C,--config-file", o->config_files,
+                      "Site configuration whose `storage` section names the store (default: HETBENCH_CONFIG_FILES)")
+      ->type_name("FILE");
+  AddResultFilters(results->add_subcommand("sessions", "List the stored sessions (a table)"), o);
+  AddResultFilters(results->add_subcommand("cases", "List the stored test cases with their performance values"), o);
+  results->add_subcommand("show", "Show one session: its details, cases, failures and performance values")
+      ->add_option("session", o->args, "Session id or unique prefix")->required()->expected(1)->type_name("SESSION");
+  results->add_subcommand("delete", "Delete sessions (with their cases and values)")
+      ->add_option("sessions", o->args, "Session ids or unique prefixes")->required()->type_name("SESSION...");
+  CLI::App* exp = results->add_subcommand("export", "Export the cases (one row per performance value) as CSV or "
+                                                    "JSON with a header");
+  AddResultFilters(exp, o);
+  auto* csv = exp->add_flag_callback("--csv", [o] { o->format = "csv"; }, "CSV with a header row");
+  auto* json = exp->add_flag_callback("--json", [o] { o->format = "json"; },
+                                      "JSON: {\"schema\": \"hetbench-results-export\", \"schema_version\": 1, "
+                                      "\"sessions\": [{\"session\", \"cases\"}]} as in the run report");
+  csv->excludes(json);
+  exp->add_option("-o,--output", o->output, "Write to FILE instead of standard output")->type_name("FILE");
+  results->add_subcommand("import", "Import ReFrame perflogs (files or folders), a ReFrame results.db, or "
+                                    "ReFrame or hetbench run reports (JSON)")
+      ->add_option("paths", o->args, "Files or folders")->required()->type_name("PATH...");
+  return results;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -173,6 +234,11 @@ int main(int argc, char** argv) {
       ->type_name("FILE");
   run->add_flag("--keep-failed-jobs", run_opts.keep_failed_jobs,
                 "Kubernetes partitions: keep the Jobs of failed cases for inspection instead of deleting them");
+  run->add_option("--store", run_opts.store, kStoreHelp)->type_name("PATH");
+  run->add_flag("--no-store", run_opts.no_store, "Do not add this run to the results store");
+
+  hb::ResultsCommandOptions results_opts;
+  CLI::App* results = AddResults(app, &results_opts);
 
   hb::SessionOptions show_opts;
   std::string show_path;
@@ -202,5 +268,9 @@ int main(int argc, char** argv) {
   }
   if (*show) return hb::ShowConfigCommand(show_opts, show_path);
   if (*detect) return hb::DetectCommand();
+  if (*results) {
+    for (CLI::App* sub : results->get_subcommands()) results_opts.action = sub->get_name();
+    return hb::ResultsCommand(results_opts);
+  }
   return 2;
 }

@@ -1,5 +1,6 @@
 // `hetbench run`: open the session, run the executor, write the run
-// report, JUnit XML and perflogs, print the summary.
+// report, JUnit XML and perflogs, add the session to the results store,
+// print the summary.
 #include <pwd.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "results/junit.h"
 #include "results/perflog.h"
 #include "results/run_report.h"
+#include "results/store.h"
 #include "sched/scheduler_factory.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -67,6 +69,24 @@ void RegisterK8sSchedulers(const K8sRunFlags& flags) {
     RegisterScheduler(name, [flags](const std::string& n, const nlohmann::json& so) {
       return MakeK8sScheduler(n, so, flags);
     });
+}
+
+// Adds the session to the results store (results/store.h); returns the
+// store's path, or "" when storing is off or failed. A store that cannot be
+// written costs one warning, never the run's results or exit status: the
+// run report holds them (and `hetbench results import` takes it later).
+std::string StoreSession(const RunCommandOptions& o, const Session& s, const SessionInfo& info,
+                         const std::vector<CaseResult>& results, Console* console) {
+  StoreLocation where =
+      LocateStore(o.store, o.no_store, s.config.SectionFor("storage", s.system_name), ProcessEnv);
+  if (!where.enabled) return "";
+  StoreOptions opts;
+  opts.busy_timeout_s = where.busy_timeout_s;
+  auto store = Store::Open(where.path, opts);
+  Status st = store.ok() ? (*store)->Add(info, results).status() : store.status();
+  if (st.ok()) return where.path;
+  console->Note("hetbench: warning: session not stored: " + st.str() + " (the run report has every result)");
+  return "";
 }
 
 int Fail(const Status& st) {
@@ -153,9 +173,11 @@ int RunCommand(RunCommandOptions o) {
     Status js = WriteJunit(AbsPath(o.junit_file), info, results);
     if (!js.ok()) console.Note("hetbench: error: cannot write the JUnit report: " + js.str());
   }
+  std::string stored = o.exec.dry_run ? "" : StoreSession(o, session, info, results, &console);
   console.Summary(results, executor.interrupted());
   std::printf("Run report: %s\n", report.c_str());
   if (!o.exec.dry_run && !results.empty()) std::printf("Perflogs:   %s\n", perflog_dir.c_str());
+  if (!stored.empty()) std::printf("Stored in:  %s\n", stored.c_str());
   std::fflush(stdout);
   return info.exit_code;
 }

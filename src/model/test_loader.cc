@@ -119,7 +119,14 @@ Status MergeFields(const RawTest& t, const std::map<std::string, const RawTest*>
     if (!st.ok()) return st;
     out->erase("abstract");  // a base's abstract flag is not inherited
   }
-  for (const auto& kv : t.node) (*out)[kv.first.Scalar()] = FieldNode{kv.first, kv.second, t.file};
+  // Erase then emplace: assigning over a FieldNode would assign its
+  // YAML::Node members, which yaml-cpp does by rewriting the node they refer
+  // to, i.e. the base test's own field, seen again by the next test that
+  // extends the same base.
+  for (const auto& kv : t.node) {
+    out->erase(kv.first.Scalar());
+    out->emplace(kv.first.Scalar(), FieldNode{kv.first, kv.second, t.file});
+  }
   return Status::OK();
 }
 

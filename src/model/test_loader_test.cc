@@ -97,6 +97,28 @@ executable_opts: [--epochs, '4']
   EXPECT_TRUE(r->Find("resnet_base")->abstract);
 }
 
+// One test's override of a base field must not leak into a sibling that
+// extends the same base (yaml-cpp's Node assignment rewrites the node).
+TEST(TestLoader, OverridesDoNotLeakIntoSiblings) {
+  auto r = LoadTestsFromString(R"(
+name: b
+abstract: true
+tags: [io]
+executable: echo
+---
+name: q
+extends: b
+tags: [io, quick]
+---
+name: r
+extends: b
+)", "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(r->Find("q")->tags, (std::vector<std::string>{"io", "quick"}));
+  EXPECT_EQ(r->Find("r")->tags, std::vector<std::string>{"io"});
+  EXPECT_EQ(r->Find("b")->tags, std::vector<std::string>{"io"});
+}
+
 TEST(TestLoader, TestsListForm) {
   auto r = LoadTestsFromString("tests:\n  - {name: a, executable: x}\n  - {name: b, executable: y}\n", "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();

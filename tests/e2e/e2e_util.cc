@@ -62,6 +62,9 @@ pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     setenv("CI", "true", 1);
+    // Every run stores its session; tests never write to the user's store
+    // under ~/.local: a store in the test's folder unless the test names one.
+    setenv("HETBENCH_STORE", "hb-results.db", 0);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     execv(HETBENCH_BIN, argv.data());
     _exit(127);

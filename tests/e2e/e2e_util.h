@@ -30,7 +30,9 @@ using Env = std::vector<std::pair<std::string, std::string>>;
 Output Hetbench(const std::vector<std::string>& args, const std::string& cwd, double timeout_s = 120,
                 const Env& env = {});
 
-// Starts hetbench in the background, stdout/stderr to files in cwd.
+// Starts hetbench in the background, stdout/stderr to files in cwd. Its
+// results store is cwd/hb-results.db unless HETBENCH_STORE is set (in the
+// test's environment or in `env`).
 pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd, const Env& env = {});
 // Waits until `path` contains `text` (true) or timeout_s passes (false).
 bool WaitForText(const std::string& path, const std::string& text, double timeout_s);

@@ -1,0 +1,160 @@
+// Store: the results store, one SQLite file that keeps every session
+// `hetbench run` finished (and every one imported), its cases and their
+// performance values, for later queries (`hetbench results`).
+//
+// A format hetbench owns, so it is versioned: the `meta` table holds
+// schema_version. Opening a store of an older version migrates it, all
+// steps in one transaction; a store of a newer version is refused with a
+// message naming both versions. Tables (schema version 1):
+//   meta(key, value)                 schema_version, created_by
+//   sessions(id, session_id, source, version, hostname, user, argv,
+//            system, prefix, config_files, start_time, end_time, exit_code)
+//   cases(id, session_row -> sessions, case_id, name, display_name,
+//         unique_name, descr, file, file_sha256, parameters, tags,
+//         maintainers, system, partition, environ, result, fail_stage,
+//         fail_reason, repetition, attempt, start_time, end_time, timings,
+//         job_id, job_state, exit_code, nodelist, job_*_time, num_tasks,
+//         num_tasks_per_node, num_cpus_per_task, num_gpus_per_node,
+//         exclusive_access, env_vars, modules, extra_resources, stagedir,
+//         outputdir)
+//   perf(id, case_row -> cases, name, value, unit, reference, lower_thres,
+//        upper_thres, result, message)
+// Lists and maps are JSON text; times are seconds since the epoch. Deleting
+// a session deletes its cases and their values (ON DELETE CASCADE).
+//
+// Several processes may write one store at once: the file is in WAL mode,
+// every write is one BEGIN IMMEDIATE transaction that waits for the others
+// (busy_timeout) and is retried if SQLite still answers SQLITE_BUSY. A
+// process killed mid-write leaves the store as it was before its
+// transaction. A Store object is one connection: use it from one thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/case_result.h"
+#include "util/status.h"
+
+struct sqlite3;
+
+namespace hb {
+
+inline constexpr int kStoreSchemaVersion = 1;
+
+// A session as the store lists it: what `hetbench run` knew, where it came
+// from ("hetbench", "hetbench-report", "reframe-perflog", "reframe-db")
+// and how its cases ended.
+struct StoredSession {
+  SessionInfo info;
+  std::string source;
+  int total = 0, passed = 0, failed = 0, skipped = 0, cancelled = 0;
+};
+
+struct StoredCase {
+  std::string session_id;
+  std::string file_sha256;  // of the test file when the case ran; "" = unknown
+  CaseResult c;
+};
+
+// Filters of `hetbench results`; empty fields select everything.
+struct StoreQuery {
+  std::vector<std::string> names;  // regexes searched in the name or display name; any may match
+  std::vector<std::string> tags;   // regexes; every one must match one of the case's tags
+  std::string system, partition;   // exact names
+  std::optional<double> since, until;  // [since, until) on the start time
+  std::string session;             // a session id or a unique prefix of one
+};
+
+struct StoreOptions {
+  bool create = true;          // create the file (and its folder) when missing
+  double busy_timeout_s = 60;  // how long a write waits for other writers
+  // The schema as migration steps: step i takes version i to i+1. Empty:
+  // the built-in steps. Tests give their own to act as another version.
+  std::vector<std::string> migrations;
+};
+
+struct AddOptions {
+  std::string source = "hetbench";
+  bool hash_files = true;      // record the SHA-256 of each case's test file
+  bool skip_existing = false;  // a session already stored is left alone (else an error)
+};
+
+class Store {
+ public:
+  // Errors name the path: "PATH: not an SQLite database", "PATH: results
+  // store schema version 3 is newer than this hetbench understands (1)...".
+  static Result<std::unique_ptr<Store>> Open(const std::string& path, const StoreOptions& opts = {});
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+  int schema_version() const { return version_; }
+
+  // Writes one session with its cases and values in one transaction.
+  // Returns false when skip_existing is set and the session is stored.
+  Result<bool> Add(const SessionInfo& session, const std::vector<CaseResult>& cases,
+                   const AddOptions& opts = {});
+  // Sessions that started in [since, until) and, when the query names
+  // cases (names, tags, system), have one such case; oldest first.
+  Result<std::vector<StoredSession>> Sessions(const StoreQuery& q);
+  // Cases matching the query, oldest first, with their performance values.
+  Result<std::vector<StoredCase>> Cases(const StoreQuery& q);
+  // The session with this id, or the only one whose id starts with it.
+  Result<StoredSession> FindSession(const std::string& id_or_prefix);
+  // Deletes the sessions (ids or unique prefixes) in one transaction; an
+  // unknown one is an error and nothing is deleted. Returns the full ids.
+  Result<std::vector<std::string>> Delete(const std::vector<std::string>& ids);
+  // PRAGMA integrity_check: OK, or what it found.
+  Status CheckIntegrity();
+
+ private:
+  Store(std::string path, sqlite3* db, double busy_timeout_s)
+      : path_(std::move(path)), db_(db), busy_timeout_s_(busy_timeout_s) {}
+  Status Setup(const StoreOptions& opts);
+  Status Migrate(const std::vector<std::string>& steps);
+  // Runs `body` in BEGIN IMMEDIATE ... COMMIT, again while SQLite says busy.
+  Status WriteTransaction(const std::function<Status()>& body);
+  Status Exec(const std::string& sql);
+  Status Newer(int found, int known) const;
+  Result<int> ReadVersion();
+  Result<std::string> ResolveSession(const std::string& id_or_prefix);
+
+  std::string path_;
+  sqlite3* db_;
+  double busy_timeout_s_;
+  int version_ = 0;
+};
+
+// Where the store is, for `hetbench run` and `hetbench results`:
+// --store PATH, else $HETBENCH_STORE, else the configuration's `storage`
+// entry for the system (ReFrame's keys: `sqlite_db_file`, with $VAR and
+// ${VAR} expanded, and `enable`; hetbench stores unless enable is false),
+// else $XDG_DATA_HOME/hetbench/results.db (~/.local/share/hetbench/...).
+struct StoreLocation {
+  std::string path;     // absolute
+  std::string origin;   // "--store", "HETBENCH_STORE", "configuration", "default"
+  bool enabled = true;  // false after --no-store or `enable: false`
+  double busy_timeout_s = 60;  // the entry's sqlite_conn_timeout, if any
+};
+using EnvLookup = std::function<std::string(const std::string&)>;  // "" = unset
+// The process's environment as an EnvLookup.
+std::string ProcessEnv(const std::string& name);
+StoreLocation LocateStore(const std::string& flag, bool no_store, const nlohmann::json& storage_entry,
+                          const EnvLookup& env);
+// $VAR and ${VAR} replaced with their values ("" when unset), as Python's
+// os.path.expandvars does except that it keeps unset names.
+std::string ExpandVars(const std::string& text, const EnvLookup& env);
+
+// A time for --since/--until: an ISO 8601 date or time (2024-05-01,
+// 2024-05-01T12:30, 2024-05-01 12:30:00, with Z or +HH:MM, else local
+// time), "now", or an age before `now` such as 7d, 24h, 30m, 1h30m.
+Result<double> ParseTimeSpec(const std::string& text, double now);
+
+}  // namespace hb

@@ -1,0 +1,155 @@
+// Where the results store is (LocateStore) and the times of its queries
+// (ParseTimeSpec).
+#include <time.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "results/store.h"
+#include "util/fs.h"
+#include "util/strings.h"
+
+namespace hb {
+
+std::string ProcessEnv(const std::string& name) {
+  const char* v = std::getenv(name.c_str());
+  return v ? v : "";
+}
+
+std::string ExpandVars(const std::string& text, const EnvLookup& env) {
+  std::string out;
+  auto is_name = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    size_t start = i + 1, end;
+    std::string name;
+    if (text[start] == '{') {
+      end = text.find('}', start);
+      if (end == std::string::npos) {
+        out += text[i];
+        continue;
+      }
+      name = text.substr(start + 1, end - start - 1);
+    } else {
+      end = start;
+      while (end < text.size() && is_name(text[end])) ++end;
+      if (end == start) {
+        out += text[i];
+        continue;
+      }
+      name = text.substr(start, end - start);
+      --end;
+    }
+    std::string value = env(name);
+    out += value.empty() ? text.substr(i, end - i + 1) : value;
+    i = end;
+  }
+  return out;
+}
+
+StoreLocation LocateStore(const std::string& flag, bool no_store, const nlohmann::json& entry, const EnvLookup& env) {
+  StoreLocation loc;
+  loc.enabled = !no_store;
+  if (entry.is_object()) {
+    auto timeout = entry.find("sqlite_conn_timeout");
+    if (timeout != entry.end() && timeout->is_number() && timeout->get<double>() > 0)
+      loc.busy_timeout_s = timeout->get<double>();
+  }
+  if (!flag.empty()) {
+    loc.path = AbsPath(flag);
+    loc.origin = "--store";
+    return loc;
+  }
+  if (std::string e = env("HETBENCH_STORE"); !e.empty()) {
+    loc.path = AbsPath(e);
+    loc.origin = "HETBENCH_STORE";
+    return loc;
+  }
+  if (entry.is_object()) {
+    auto enable = entry.find("enable");
+    if (enable != entry.end() && enable->is_boolean() && !enable->get<bool>()) loc.enabled = false;
+    auto file = entry.find("sqlite_db_file");
+    if (file != entry.end() && file->is_string() && !file->get<std::string>().empty()) {
+      loc.path = AbsPath(ExpandVars(file->get<std::string>(), env));
+      loc.origin = "configuration";
+      return loc;
+    }
+  }
+  std::string data = env("XDG_DATA_HOME");
+  if (data.empty() || data[0] != '/') data = JoinPath(env("HOME"), ".local/share");
+  loc.path = AbsPath(JoinPath(data, "hetbench/results.db"));
+  loc.origin = "default";
+  return loc;
+}
+
+namespace {
+
+// "+HH:MM", "+HHMM", "+HH" (or '-') or "Z" as seconds east of UTC.
+bool ParseZone(std::string z, long* offset) {
+  if (z == "Z" || z == "z") {
+    *offset = 0;
+    return true;
+  }
+  if (z.size() == 6 && z[3] == ':') z.erase(3, 1);
+  if ((z.size() != 3 && z.size() != 5) || (z[0] != '+' && z[0] != '-')) return false;
+  for (size_t i = 1; i < z.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(z[i]))) return false;
+  int h = std::stoi(z.substr(1, 2)), m = z.size() == 5 ? std::stoi(z.substr(3, 2)) : 0;
+  if (h > 23 || m > 59) return false;
+  *offset = (z[0] == '-' ? -1 : 1) * (h * 3600L + m * 60L);
+  return true;
+}
+
+// YYYY-MM-DD[(T| )HH:MM[:SS[.frac]]][zone]
+std::optional<double> ParseIso(const std::string& s) {
+  struct tm tm {};
+  int n = 0;
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3 || n != 10)
+    return std::nullopt;
+  double frac = 0;
+  size_t i = 10;
+  if (i < s.size() && (s[i] == 'T' || s[i] == ' ')) {
+    int m = 0;
+    if (std::sscanf(s.c_str() + i + 1, "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &m) != 2 || m != 5) return std::nullopt;
+    i += 6;
+    if (i < s.size() && s[i] == ':') {
+      double sec = 0;
+      if (std::sscanf(s.c_str() + i + 1, "%lf%n", &sec, &m) != 1 || sec < 0 || sec >= 61) return std::nullopt;
+      tm.tm_sec = static_cast<int>(sec);
+      frac = sec - tm.tm_sec;
+      i += 1 + m;
+    }
+  }
+  if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59)
+    return std::nullopt;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  if (i == s.size()) {
+    tm.tm_isdst = -1;
+    time_t t = mktime(&tm);
+    return t == -1 ? std::nullopt : std::optional<double>(static_cast<double>(t) + frac);
+  }
+  long offset = 0;
+  if (!ParseZone(s.substr(i), &offset)) return std::nullopt;
+  return static_cast<double>(timegm(&tm) - offset) + frac;
+}
+
+}  // namespace
+
+Result<double> ParseTimeSpec(const std::string& text, double now) {
+  std::string s = Trim(text);
+  if (s == "now") return now;
+  // An age has a unit (ParseDuration alone takes "2024" for seconds).
+  if (!s.empty() && std::isalpha(static_cast<unsigned char>(s.back())) && s.find_first_of("-:") == std::string::npos)
+    if (std::optional<double> age = ParseDuration(s)) return now - *age;
+  if (std::optional<double> t = ParseIso(s)) return *t;
+  return Status::Error("'" + text + "' is neither a date (2024-05-01, 2024-05-01T12:30[:00][Z|+02:00]) "
+                       "nor an age (7d, 24h, 30m)");
+}
+
+}  // namespace hb
