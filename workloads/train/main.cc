@@ -1,0 +1,210 @@
+// hetbench-train: data-parallel training throughput of ResNet-50, DeepCAM
+// and CosmoFlow on libtorch, one MPI rank per process (mpirun, srun).
+// See docs/benchmarks/train.md for the flags, the output and the checks.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/bench_util.h"
+#include "train/data_source.h"
+#include "train/dist.h"
+#include "train/mllog.h"
+#include "train/trainer.h"
+
+namespace {
+
+using hbw::train::ModelConfig;
+using hbw::train::TrainOptions;
+
+const char kSummary[] =
+    "Trains ResNet-50, DeepCAM or CosmoFlow data-parallel over MPI ranks and reports throughput, the\n"
+    "per-step timing breakdown, EPCC-style epoch lines and MLPerf :::MLLOG lines.\n"
+    "--no-breakdown is short for --breakdown off.";
+
+hbw::Flags MakeFlags() {
+  hbw::Flags f("hetbench-train", kSummary);
+  f.Add("model", "resnet50", "resnet50, deepcam or cosmoflow")
+      .Add("size", "reference", "reference, small or tiny: preset sizes (the flags below override them)")
+      .Add("image-size", "", "input image, N or HxW (resnet50 224, deepcam 768x1152)")
+      .Add("width-multiplier", "", "channel width multiplier (resnet50, deepcam; 1 = reference)")
+      .Add("num-classes", "", "classes (resnet50; 1000)")
+      .Add("cube-size", "", "input cube side (cosmoflow; 128)")
+      .Add("base-channels", "", "channels of the first convolution (cosmoflow; 32)")
+      .Add("batch-size", "8", "samples per rank per step")
+      .Add("epochs", "1", "epochs")
+      .Add("steps", "0", "steps per epoch (0: the whole dataset, or 10 for synthetic data)")
+      .Add("device", "cpu", "cpu, cuda (cuda:<local rank>) or cuda:N")
+      .Add("threads", "0", "torch intra-op threads (0: torch's default)")
+      .Add("lr", "0", "learning rate (0: the model's default)")
+      .Add("seed", "42", "random seed (weights, synthetic data, shuffling)")
+      .Add("format", "synthetic", "synthetic, jpeg, tfrecord, tfrecord-gz, hdf5 or lmdb")
+      .Add("data-dir", "", "dataset folder (file formats)")
+      .Add("workers", "2", "data loader threads per rank")
+      .Add("prefetch", "2", "batches the loader keeps ready")
+      .Add("generate-samples", "0", "first write a dataset of this many samples into --data-dir")
+      .Add("generate-files", "4", "files of the written dataset")
+      .Add("synthetic-batches", "4", "distinct synthetic batches per rank, cycled")
+      .Add("bucket-mb", "25", "gradient bucket size for the allreduce, MiB")
+      .Add("breakdown", "on", "on: time the parts of each step and write MLLOG lines; off: neither")
+      .Add("warmup-steps", "1", "first steps left out of the summary's means")
+      .Add("eval-batches", "1", "evaluation batches per rank after each epoch")
+      .Add("gpu-monitor", "auto", "NVML sampling: auto (the training GPU), off, or a GPU index")
+      .Add("mllog-file", "", "write the :::MLLOG lines here instead of stdout")
+      .Add("mlperf-org", "hetbench", "MLPerf submission_org")
+      .Add("mlperf-division", "closed", "MLPerf submission_division")
+      .Add("mlperf-status", "onprem", "MLPerf submission_status")
+      .Add("mlperf-platform", "", "MLPerf submission_platform (default: the host name)");
+  return f;
+}
+
+// --size presets, for quick runs on small machines.
+void ApplyPreset(const std::string& size, ModelConfig* m, const hbw::Flags& f) {
+  if (size == "reference") return;
+  if (size != "small" && size != "tiny") f.Fail("--size: expected reference, small or tiny, got '" + size + "'");
+  const bool tiny = size == "tiny";
+  if (m->name == "resnet50") {
+    m->image_h = m->image_w = tiny ? 32 : 128;
+    m->width = tiny ? 0.25 : 0.5;
+    m->num_classes = tiny ? 10 : 1000;
+  } else if (m->name == "deepcam") {
+    m->image_h = tiny ? 64 : 192;
+    m->image_w = tiny ? 96 : 288;
+    m->width = tiny ? 0.0625 : 0.25;
+  } else {
+    m->cube = tiny ? 32 : 64;
+    m->base_channels = tiny ? 4 : 16;
+  }
+}
+
+void ParseImageSize(const hbw::Flags& f, ModelConfig* m) {
+  std::string v = f.Str("image-size");
+  if (v.empty()) return;
+  size_t x = v.find('x');
+  char* end = nullptr;
+  m->image_h = std::strtol(v.c_str(), &end, 10);
+  m->image_w = x == std::string::npos ? m->image_h : std::strtol(v.c_str() + x + 1, &end, 10);
+  if (*end || m->image_h <= 0 || m->image_w <= 0) f.Fail("--image-size: expected N or HxW, got '" + v + "'");
+}
+
+ModelConfig ParseModel(const hbw::Flags& f) {
+  ModelConfig m;
+  m.name = f.Str("model");
+  ApplyPreset(f.Str("size"), &m, f);
+  ParseImageSize(f, &m);
+  if (!f.Str("width-multiplier").empty()) m.width = f.Num("width-multiplier");
+  if (!f.Str("num-classes").empty()) m.num_classes = f.Int("num-classes");
+  if (!f.Str("cube-size").empty()) m.cube = f.Int("cube-size");
+  if (!f.Str("base-channels").empty()) m.base_channels = f.Int("base-channels");
+  std::string err;
+  if (!hbw::train::ResolveModelConfig(&m, &err)) f.Fail(err);
+  return m;
+}
+
+std::string HostName() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof(buf) - 1) == 0 ? buf : "unknown";
+}
+
+TrainOptions ParseOptions(const hbw::Flags& f) {
+  TrainOptions o;
+  o.model = ParseModel(f);
+  o.batch = f.Int("batch-size");
+  o.epochs = static_cast<int>(f.Int("epochs"));
+  o.steps = f.Int("steps");
+  o.device = f.Str("device");
+  o.threads = static_cast<int>(f.Int("threads"));
+  o.lr = f.Num("lr");
+  o.seed = static_cast<uint64_t>(f.Int("seed"));
+  o.format = f.Str("format");
+  o.data_dir = f.Str("data-dir");
+  o.workers = static_cast<int>(f.Int("workers"));
+  o.prefetch = static_cast<int>(f.Int("prefetch"));
+  o.generate_samples = static_cast<size_t>(f.Int("generate-samples"));
+  o.generate_files = static_cast<size_t>(f.Int("generate-files"));
+  o.synthetic_batches = static_cast<int>(f.Int("synthetic-batches"));
+  o.bucket_mb = f.Num("bucket-mb");
+  o.warmup_steps = static_cast<int>(f.Int("warmup-steps"));
+  o.eval_batches = static_cast<int>(f.Int("eval-batches"));
+  o.mlperf_org = f.Str("mlperf-org");
+  o.mlperf_division = f.Str("mlperf-division");
+  o.mlperf_status = f.Str("mlperf-status");
+  o.mlperf_platform = f.Str("mlperf-platform").empty() ? HostName() : f.Str("mlperf-platform");
+  return o;
+}
+
+// Checks what a user can get wrong, before any rank starts work (exit 2).
+void Validate(const hbw::Flags& f, TrainOptions* o) {
+  const std::string b = f.Str("breakdown"), g = f.Str("gpu-monitor");
+  if (b != "on" && b != "off") f.Fail("--breakdown: expected on or off, got '" + b + "'");
+  o->breakdown = b == "on";
+  if (g == "auto" || g == "off") {
+    o->gpu_monitor = g == "auto" ? -1 : -2;
+  } else {
+    o->gpu_monitor = static_cast<int>(f.Int("gpu-monitor"));
+    if (o->gpu_monitor < 0) f.Fail("--gpu-monitor: expected auto, off or a GPU index");
+  }
+  if (o->batch < 1 || o->epochs < 1 || o->steps < 0 || o->eval_batches < 1 || o->workers < 1 ||
+      o->prefetch < 1 || o->bucket_mb <= 0 || o->synthetic_batches < 1)
+    f.Fail("--batch-size, --epochs, --eval-batches, --workers, --prefetch, --synthetic-batches and --bucket-mb "
+           "must be positive, --steps at least 0");
+  if (o->device != "cpu" && !hbw::train::CudaAvailable())
+    f.Fail("--device " + o->device +
+           ": this libtorch sees no CUDA device. Debian's libtorch-dev is built without CUDA; build against "
+           "PyTorch's CUDA libtorch with -DCMAKE_PREFIX_PATH=\"$(python3 -c 'import torch; "
+           "print(torch.utils.cmake_prefix_path)')\" (docs/benchmarks/train.md)");
+  if (o->format != "synthetic") {
+    if (!hbw::train::FileFormatsAvailable())
+      f.Fail("--format " + o->format + ": this build has no data library (workloads/data); use synthetic");
+    if (o->data_dir.empty()) f.Fail("--format " + o->format + " needs --data-dir");
+  }
+}
+
+// argv without --no-breakdown, which becomes --breakdown=off.
+std::vector<char*> Normalise(int argc, char** argv) {
+  static char off[] = "--breakdown=off";
+  std::vector<char*> out;
+  for (int i = 0; i < argc; ++i) out.push_back(std::strcmp(argv[i], "--no-breakdown") == 0 ? off : argv[i]);
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> args = Normalise(argc, argv);
+  hbw::Flags flags = MakeFlags();
+  flags.Parse(static_cast<int>(args.size()), args.data());
+  TrainOptions opt = ParseOptions(flags);
+  Validate(flags, &opt);
+
+  auto comm = hbw::train::InitComm(&argc, &argv);
+  const bool root = comm->rank() == 0;
+  std::FILE* mllog_out = nullptr;
+  if (root && opt.breakdown) {
+    const std::string path = flags.Str("mllog-file");
+    mllog_out = path.empty() ? stdout : std::fopen(path.c_str(), "w");
+    if (!mllog_out) {
+      std::fprintf(stderr, "hetbench-train: error: --mllog-file %s: %s\n", path.c_str(), std::strerror(errno));
+      comm->Abort(2);
+    }
+  }
+  hbw::train::MlLogger log(mllog_out);
+  if (root)
+    std::printf("hetbench-train: %s, batch %lld x %d ranks (%s), %s, %s data\n", opt.model.name.c_str(),
+                static_cast<long long>(opt.batch), comm->size(), comm->name().c_str(), opt.device.c_str(),
+                opt.format.c_str());
+
+  hbw::train::TrainReport report;
+  std::string err;
+  bool ok = hbw::train::Train(opt, *comm, root ? stdout : nullptr, log, &report, &err);
+  if (mllog_out && mllog_out != stdout) std::fclose(mllog_out);
+  if (!ok) {
+    std::fprintf(stderr, "hetbench-train: error: rank %d: %s\n", comm->rank(), err.c_str());
+    if (report.left_ranks_behind && comm->size() > 1) comm->Abort(1);
+    return 1;
+  }
+  return report.interrupted ? 130 : 0;
+}

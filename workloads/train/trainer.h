@@ -1,0 +1,98 @@
+// The training benchmark: data-parallel training of one model over the
+// ranks of a Comm, with the step split into timed parts, per-epoch lines in
+// the form EPCC's MLPerf ReFrame tests parse, a summary, and MLPerf logging.
+//
+// One step on every rank:
+//   data       wait for the next batch (the loader's worker threads, or a
+//              pool of synthetic tensors)
+//   h2d        copy it to the device
+//   forward    forward pass and loss
+//   backward   backward pass
+//   allreduce  gradients packed into buckets of --bucket-mb MiB, summed
+//              with MPI_Iallreduce on float buffers, divided by the ranks
+//   optimizer  optimizer step and zero_grad
+// With the breakdown on, the device is synchronised between the parts (a
+// no-op on the CPU) so each part is charged its own time; the parts are
+// then checked against the epoch's wall time.
+//
+// Weights start equal on every rank (broadcast from rank 0) and stay equal
+// because every rank applies the same averaged gradients; a hash of the
+// parameters is compared across ranks after every epoch.
+//
+// Train() owns everything it builds; it is called once per process from
+// the thread that created the Comm. Torch stays inside trainer.cc.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "train/model_config.h"
+
+namespace hbw::train {
+
+class Comm;
+class MlLogger;
+
+struct TrainOptions {
+  ModelConfig model;
+  int64_t batch = 8;       // per rank
+  int epochs = 1;
+  int64_t steps = 0;       // per epoch; 0: the whole dataset (file formats) or 10 (synthetic)
+  std::string device = "cpu";  // cpu | cuda | cuda:N
+  int threads = 0;         // torch intra-op threads; 0: torch's default
+  double lr = 0;           // 0: the model's default
+  uint64_t seed = 42;
+
+  std::string format = "synthetic";  // or a data library format
+  std::string data_dir;
+  int workers = 2, prefetch = 2;
+  size_t generate_samples = 0, generate_files = 1;  // write the dataset first
+  int synthetic_batches = 4;  // distinct synthetic batches, cycled
+
+  double bucket_mb = 25;   // DDP's default bucket_cap_mb
+  bool breakdown = true;   // time the parts of each step (and write MLLOG)
+  int warmup_steps = 1;    // left out of the summary's means
+  int eval_batches = 1;    // per rank, after every epoch
+  int gpu_monitor = -1;    // NVML device to sample; -1: the training GPU, -2: off
+
+  // MLPerf submission fields for the log.
+  std::string mlperf_org = "hetbench", mlperf_division = "closed", mlperf_status = "onprem",
+              mlperf_platform = "unknown";
+};
+
+// The time of each part of one step on this rank, in seconds; `wall` is the
+// step measured separately, from before the data wait to after the loss is
+// read back.
+struct StepTimes {
+  double data = 0, h2d = 0, forward = 0, backward = 0, allreduce = 0, optimizer = 0;
+  double wall = 0;
+  double Sum() const { return data + h2d + forward + backward + allreduce + optimizer; }
+};
+
+struct TrainReport {
+  int64_t parameters = 0;
+  std::vector<double> losses;     // every step, this rank
+  std::vector<StepTimes> steps;   // every step, this rank
+  std::vector<double> epoch_seconds;  // wall time of each epoch's steps, this rank
+  std::vector<double> eval_metric;    // after each epoch, averaged over ranks
+  bool weights_in_sync = true;
+  bool interrupted = false;       // SIGINT/SIGTERM: stopped early, run_stop "aborted"
+  // The failure was this rank's alone (a libtorch exception): the other
+  // ranks may wait in a collective, so the job must be aborted.
+  bool left_ranks_behind = false;
+};
+
+// Runs the benchmark. Result lines go to `out` (null: none; pass null on
+// ranks other than 0), MLLOG lines through `log`. Returns false with *err
+// on a failure (bad data, no CUDA, ranks out of sync); run_stop is then
+// logged as "aborted".
+bool Train(const TrainOptions& opt, Comm& comm, std::FILE* out, MlLogger& log, TrainReport* report,
+           std::string* err);
+
+// Whether this libtorch can use CUDA devices (false for Debian's CPU-only
+// libtorch-dev, or where no GPU is visible).
+bool CudaAvailable();
+
+}  // namespace hbw::train
