@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+#include "results/store.h"
 #include "run/executor.h"
 #include "run/session.h"
 
@@ -42,10 +45,39 @@ struct ResultsCommandOptions {
   std::vector<std::string> args;          // show/delete: sessions; import: paths
 };
 
+// `hetbench compare BASE TARGET`: the stored values of two selections.
+struct CompareCommandOptions {
+  ResultsCommandOptions filters;  // store, -C, -n, -t, --system, --since, --until
+  std::string base, target;       // selections (analysis/compare.h)
+  std::string aggregate = "median";
+  double alpha = 0.05;
+  int min_samples = 5;
+  double fail_on_regression = -1;  // percent; < 0 = off
+  std::vector<std::string> lower_is_better, higher_is_better;
+  std::string format = "text";  // text | csv | json
+};
+// `hetbench report -o FILE`: the HTML report of a session, a time range or
+// the whole store.
+struct ReportCommandOptions {
+  ResultsCommandOptions filters;
+  std::string output = "report.html";
+  std::string title;
+  int max_points = 500;  // per history chart (the latest ones)
+};
+
 int ListCommand(const SessionOptions& opts, bool details);
 int RunCommand(RunCommandOptions opts);
 int ShowConfigCommand(const SessionOptions& opts, const std::string& path);
 int DetectCommand();
 int ResultsCommand(const ResultsCommandOptions& opts);
+int CompareCommand(const CompareCommandOptions& opts);
+int ReportCommand(const ReportCommandOptions& opts);
+
+// Shared by the commands that read the results store (results_cmd.cc).
+Result<StoreQuery> MakeStoreQuery(const ResultsCommandOptions& o);
+Result<std::unique_ptr<Store>> OpenResultsStore(const ResultsCommandOptions& o, bool create);
+// Aligned columns; the first row is the header; `right` marks numeric columns.
+std::string TextTable(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right = {});
+std::string LocalTime(double t);  // "2024-05-01 12:30:00", "-" when unknown
 
 }  // namespace hb

@@ -27,6 +27,8 @@ const char* kFooter =
     "  hetbench show-config systems/0/partitions       print part of the configuration\n"
     "  hetbench detect                                 print this host's processor and devices\n"
     "  hetbench results cases -n stream --since 7d     stored results of past runs\n"
+    "  hetbench compare runs:6-10 last:5 --fail-on-regression 5   did the last 5 runs get slower?\n"
+    "  hetbench report -o report.html --since 30d      an HTML report of the last 30 days\n"
     "\n"
     "Exit status: 0 all passed, 1 a test failed, 2 bad usage or configuration,\n"
     "130 interrupted. Documentation: docs/ in the hetbench sources.";
@@ -169,6 +171,75 @@ CLI::App* AddResults(CLI::App& app, hb::ResultsCommandOptions* o) {
   return results;
 }
 
+const char* kCompareFooter =
+    "BASE and TARGET select runs from the results store:\n"
+    "  SESSION[,SESSION...]  sessions by id or unique prefix\n"
+    "  FROM..TO              cases that started in [FROM, TO): dates (2026-11-01, 2026-11-01T12:00Z),\n"
+    "                        'now', or ages (7d, 24h, 30m)\n"
+    "  last:N                each test's N most recent runs\n"
+    "  runs:A-B              each test's A-th to B-th most recent runs (1 = the latest)\n"
+    "\n"
+    "Examples:\n"
+    "  hetbench compare 20261101T020000-4242 20261130T020000-5151\n"
+    "  hetbench compare 14d..7d 7d..now -n resnet50 --system hpc:gpu\n"
+    "  hetbench compare runs:6-10 last:5 --fail-on-regression 5     exit 1 on a significant slowdown > 5%\n"
+    "\n"
+    "Each value series (test case, variable, system:partition, environment) is aggregated on both sides\n"
+    "(median by default); with at least --min-samples values a side a two-sided Mann-Whitney U test\n"
+    "decides whether the difference is significant. Units of time are lower-is-better, others\n"
+    "higher-is-better (--lower-is-better / --higher-is-better override). Exit status: 0, or 1 when\n"
+    "--fail-on-regression finds a significant slowdown beyond PCT, 2 on bad usage.";
+
+// Filters shared by compare and report: where the store is and which cases.
+void AddStoreFilters(CLI::App* app, hb::ResultsCommandOptions* o) {
+  app->add_option("--store", o->store, kStoreHelp)->type_name("PATH");
+  app->add_option("-C,--config-file", o->config_files,
+                  "Site configuration, for its `storage` entry (as in `hetbench run`)")
+      ->type_name("FILE");
+  AddResultFilters(app, o);
+}
+
+CLI::App* AddCompare(CLI::App& app, hb::CompareCommandOptions* o) {
+  CLI::App* c = app.add_subcommand("compare", "Compare the performance of two selections of stored runs, with a "
+                                              "significance test; gate CI on regressions");
+  c->footer(kCompareFooter);
+  c->add_option("base", o->base, "The runs to compare against")->required()->type_name("BASE");
+  c->add_option("target", o->target, "The runs to judge")->required()->type_name("TARGET");
+  AddStoreFilters(c, &o->filters);
+  c->add_option("--aggregate", o->aggregate, "median (default), mean, min, max, std, cv, count or pNN (p90)")
+      ->type_name("AGG");
+  c->add_option("--alpha", o->alpha, "Significance level of the test (default 0.05)")->type_name("P");
+  c->add_option("--min-samples", o->min_samples, "Values a side needed to test (default 5)")->type_name("N");
+  c->add_option("--fail-on-regression", o->fail_on_regression,
+                "Exit 1 when a significant slowdown exceeds PCT percent")
+      ->type_name("PCT");
+  c->add_option("--lower-is-better", o->lower_is_better, "Variables matching REGEX are better when smaller")
+      ->type_name("REGEX");
+  c->add_option("--higher-is-better", o->higher_is_better, "Variables matching REGEX are better when larger")
+      ->type_name("REGEX");
+  auto* fmt = c->add_option_group("format");
+  fmt->add_flag_callback("--csv", [o] { o->format = "csv"; }, "Write CSV instead of a table");
+  fmt->add_flag_callback("--json", [o] { o->format = "json"; }, "Write JSON instead of a table");
+  return c;
+}
+
+CLI::App* AddReport(CLI::App& app, hb::ReportCommandOptions* o) {
+  CLI::App* r = app.add_subcommand("report", "Write a self-contained HTML report of stored runs: summary, failures, "
+                                             "references, history with change points, ML time breakdown, scaling");
+  r->footer(
+      "Examples:\n"
+      "  hetbench report -o report.html                         the whole store\n"
+      "  hetbench report --session 20261130T0200 -o night.html  one session (with its history)\n"
+      "  hetbench report --since 30d -t nightly -o month.html\n"
+      "The file needs no network to view: the chart library is inside it.");
+  AddStoreFilters(r, &o->filters);
+  r->add_option("-o,--output", o->output, "The HTML file to write (default report.html)")->type_name("FILE");
+  r->add_option("--title", o->title, "Title of the report")->type_name("TEXT");
+  r->add_option("--max-points", o->max_points, "Latest values drawn per history chart (default 500)")
+      ->type_name("N");
+  return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -240,6 +311,11 @@ int main(int argc, char** argv) {
   hb::ResultsCommandOptions results_opts;
   CLI::App* results = AddResults(app, &results_opts);
 
+  hb::CompareCommandOptions compare_opts;
+  CLI::App* compare = AddCompare(app, &compare_opts);
+  hb::ReportCommandOptions report_opts;
+  CLI::App* report = AddReport(app, &report_opts);
+
   hb::SessionOptions show_opts;
   std::string show_path;
   CLI::App* show = app.add_subcommand("show-config", "Print the site configuration in force (or one part of it)");
@@ -268,6 +344,8 @@ int main(int argc, char** argv) {
   }
   if (*show) return hb::ShowConfigCommand(show_opts, show_path);
   if (*detect) return hb::DetectCommand();
+  if (*compare) return hb::CompareCommand(compare_opts);
+  if (*report) return hb::ReportCommand(report_opts);
   if (*results) {
     for (CLI::App* sub : results->get_subcommands()) results_opts.action = sub->get_name();
     return hb::ResultsCommand(results_opts);

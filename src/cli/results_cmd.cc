@@ -53,6 +53,8 @@ Result<StoreLocation> Locate(const ResultsCommandOptions& o) {
 
 // ---- text output ----
 
+}  // namespace
+
 std::string LocalTime(double t) {
   if (t <= 0 || !std::isfinite(t)) return "-";
   time_t secs = static_cast<time_t>(t);
@@ -73,8 +75,7 @@ std::string Duration(double start, double end) {
   return buf;
 }
 
-// Aligned columns; the first row is the header; `right` marks numeric columns.
-std::string Table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right = {}) {
+std::string TextTable(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows)
     for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
@@ -91,6 +92,8 @@ std::string Table(const std::vector<std::vector<std::string>>& rows, const std::
   }
   return out;
 }
+
+namespace {
 
 std::string CaseName(const CaseResult& c) {
   std::string s = c.display_name.empty() ? c.name : c.display_name;
@@ -118,7 +121,7 @@ int ListSessions(Store& store, const StoreQuery& q) {
     rows.push_back({s.info.session_id, LocalTime(s.info.start_time), Duration(s.info.start_time, s.info.end_time),
                     s.info.system, s.info.hostname, std::to_string(s.total), std::to_string(s.passed),
                     std::to_string(s.failed), std::to_string(s.skipped), std::to_string(s.cancelled), s.source});
-  if (rows.size() > 1) Print(Table(rows, {false, false, true, false, false, true, true, true, true, true, false}));
+  if (rows.size() > 1) Print(TextTable(rows, {false, false, true, false, false, true, true, true, true, true, false}));
   std::printf("%zu session(s) in %s\n", sessions->size(), store.path().c_str());
   return 0;
 }
@@ -133,7 +136,7 @@ int ListCases(Store& store, const StoreQuery& q) {
     rows.push_back({sc.session_id, LocalTime(c.start_time), CaseName(c), c.system + ":" + c.partition, c.environ,
                     c.result, PerfSummary(c)});
   }
-  if (rows.size() > 1) Print(Table(rows));
+  if (rows.size() > 1) Print(TextTable(rows));
   std::printf("%zu case(s) in %s\n", cases->size(), store.path().c_str());
   return 0;
 }
@@ -166,7 +169,7 @@ int Show(Store& store, const std::string& id) {
                     c.job_id.empty() ? "-" : c.job_id, reason});
     plain.push_back(c);
   }
-  if (rows.size() > 1) out += "\n" + Table(rows);
+  if (rows.size() > 1) out += "\n" + TextTable(rows);
   std::string perf = PerformanceTable(plain);
   if (!perf.empty()) out += "\n" + perf;
   Print(out);
@@ -283,7 +286,9 @@ int Import(Store& store, const std::vector<std::string>& paths) {
   return 0;
 }
 
-Result<StoreQuery> MakeQuery(const ResultsCommandOptions& o) {
+}  // namespace
+
+Result<StoreQuery> MakeStoreQuery(const ResultsCommandOptions& o) {
   StoreQuery q;
   q.names = o.names;
   q.tags = o.tags;
@@ -302,18 +307,20 @@ Result<StoreQuery> MakeQuery(const ResultsCommandOptions& o) {
   return q;
 }
 
-}  // namespace
+Result<std::unique_ptr<Store>> OpenResultsStore(const ResultsCommandOptions& o, bool create) {
+  auto where = Locate(o);
+  if (!where.ok()) return where.status();
+  StoreOptions opts;
+  opts.create = create;
+  opts.busy_timeout_s = where->busy_timeout_s;
+  return Store::Open(where->path, opts);
+}
 
 int ResultsCommand(const ResultsCommandOptions& o) {
   if (o.action == "export" && o.format.empty()) return Fail(Status::Error("results export: give --csv or --json"));
-  auto query = MakeQuery(o);
+  auto query = MakeStoreQuery(o);
   if (!query.ok()) return Fail(query.status());
-  auto where = Locate(o);
-  if (!where.ok()) return Fail(where.status());
-  StoreOptions opts;
-  opts.create = o.action == "import";
-  opts.busy_timeout_s = where->busy_timeout_s;
-  auto store = Store::Open(where->path, opts);
+  auto store = OpenResultsStore(o, o.action == "import");
   if (!store.ok()) return Fail(store.status());
   Store& s = **store;
   if (o.action == "sessions") return ListSessions(s, *query);

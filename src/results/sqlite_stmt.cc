@@ -78,6 +78,12 @@ std::string SqliteStmt::Text(int col) const {
   return std::string(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
 }
 
+std::string_view SqliteStmt::TextView(int col) const {
+  const unsigned char* t = sqlite3_column_text(stmt_, col);
+  if (!t) return {};
+  return std::string_view(reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+}
+
 int64_t SqliteStmt::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
 
 double SqliteStmt::Double(int col) const {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "util/status.h"
 
@@ -42,6 +43,8 @@ class SqliteStmt {
   int rc() const { return rc_; }
 
   std::string Text(int col) const;  // "" for NULL
+  // The same without a copy; valid until the next Step, Reset or column call.
+  std::string_view TextView(int col) const;
   int64_t Int(int col) const;
   double Double(int col) const;     // NaN for NULL
   std::optional<double> OptDouble(int col) const;

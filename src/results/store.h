@@ -69,6 +69,39 @@ struct StoreQuery {
   std::string system, partition;   // exact names
   std::optional<double> since, until;  // [since, until) on the start time
   std::string session;             // a session id or a unique prefix of one
+  std::vector<std::string> sessions;  // more: any of these (ids or unique prefixes)
+};
+
+// Performance values flat, for analyses over many of them (`hetbench
+// compare`, `hetbench report`): each value names its series (a test case's
+// variable on one system, partition and environment) and its session by
+// index, so a million values cost a million small structs.
+struct PerfSeriesKey {
+  std::string name, display_name;  // the test, and the case with its parameters
+  std::string system, partition, environ;
+  std::string var, unit;
+  std::string parameters;  // the case's parameters as JSON text ({"n": "128"})
+  bool operator==(const PerfSeriesKey&) const = default;
+};
+struct PerfPoint {
+  int series = 0;   // index into PerfTable::series
+  int session = 0;  // index into PerfTable::sessions
+  double time = 0;  // the case's start time
+  double value = 0;
+  double ref = 0, lower = 0, upper = 0;  // reference and thresholds (ReferenceBounds' meaning)
+  bool has_ref = false, has_lower = false, has_upper = false;
+  bool passed = false;  // the case passed
+  int repetition = 0;
+  int num_tasks = 1, num_gpus_per_node = 0;
+};
+struct PerfTableSession {
+  std::string session_id, system, hostname;
+  double start_time = 0;
+};
+struct PerfTable {
+  std::vector<PerfTableSession> sessions;  // oldest first
+  std::vector<PerfSeriesKey> series;       // in order of first appearance
+  std::vector<PerfPoint> points;           // by time, then session and store order
 };
 
 struct StoreOptions {
@@ -106,6 +139,8 @@ class Store {
   Result<std::vector<StoredSession>> Sessions(const StoreQuery& q);
   // Cases matching the query, oldest first, with their performance values.
   Result<std::vector<StoredCase>> Cases(const StoreQuery& q);
+  // The performance values of the cases matching the query.
+  Result<PerfTable> Perf(const StoreQuery& q);
   // The session with this id, or the only one whose id starts with it.
   Result<StoredSession> FindSession(const std::string& id_or_prefix);
   // Deletes the sessions (ids or unique prefixes) in one transaction; an
@@ -125,6 +160,8 @@ class Store {
   Status Newer(int found, int known) const;
   Result<int> ReadVersion();
   Result<std::string> ResolveSession(const std::string& id_or_prefix);
+  // The full ids of q.session and q.sessions.
+  Result<std::vector<std::string>> ResolveSessions(const StoreQuery& q);
 
   std::string path_;
   sqlite3* db_;

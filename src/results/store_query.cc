@@ -2,6 +2,8 @@
 // `hetbench results`, one session by id or prefix, and regexp().
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <unordered_map>
 #include <variant>
 
 #include "check/regex.h"
@@ -82,6 +84,13 @@ Status CheckPatterns(const StoreQuery& q) {
   return Status::OK();
 }
 
+// s.session_id is one of `ids` (none: no condition).
+void SessionTerm(const std::vector<std::string>& ids, Where* w) {
+  if (ids.empty()) return;
+  w->terms.push_back("s.session_id IN (" + Join(std::vector<std::string>(ids.size(), "?"), ",") + ")");
+  w->params.insert(w->params.end(), ids.begin(), ids.end());
+}
+
 std::string Prefixed(const std::vector<std::string>& cols, const std::string& alias) {
   std::vector<std::string> out;
   for (const auto& c : cols) out.push_back(alias + "." + c);
@@ -118,16 +127,26 @@ Result<std::string> Store::ResolveSession(const std::string& id) {
   return found[0];
 }
 
+Result<std::vector<std::string>> Store::ResolveSessions(const StoreQuery& q) {
+  std::vector<std::string> ids;
+  if (!q.session.empty()) ids.push_back(q.session);
+  ids.insert(ids.end(), q.sessions.begin(), q.sessions.end());
+  for (auto& id : ids) {
+    Result<std::string> full = ResolveSession(id);
+    if (!full.ok()) return full.status();
+    id = *full;
+  }
+  return ids;
+}
+
 Result<std::vector<StoredSession>> Store::Sessions(const StoreQuery& q) {
   if (Status st = CheckPatterns(q); !st.ok()) return st;
   Where w;
   if (q.since) w.Add("s.start_time >= ?", *q.since);
   if (q.until) w.Add("s.start_time < ?", *q.until);
-  if (!q.session.empty()) {
-    Result<std::string> id = ResolveSession(q.session);
-    if (!id.ok()) return id.status();
-    w.Add("s.session_id = ?", *id);
-  }
+  auto ids = ResolveSessions(q);
+  if (!ids.ok()) return ids.status();
+  SessionTerm(*ids, &w);
   if (NamesCases(q)) {
     Where cw;
     CaseTerms(q, &cw);
@@ -154,11 +173,9 @@ Result<std::vector<StoredCase>> Store::Cases(const StoreQuery& q) {
   CaseTerms(q, &w);
   if (q.since) w.Add("c.start_time >= ?", *q.since);
   if (q.until) w.Add("c.start_time < ?", *q.until);
-  if (!q.session.empty()) {
-    Result<std::string> id = ResolveSession(q.session);
-    if (!id.ok()) return id.status();
-    w.Add("s.session_id = ?", *id);
-  }
+  auto ids = ResolveSessions(q);
+  if (!ids.ok()) return ids.status();
+  SessionTerm(*ids, &w);
   auto st = SqliteStmt::Prepare(db_, "SELECT c.id, s.session_id, " + Prefixed(kCaseColumns, "c") +
                                          " FROM cases c JOIN sessions s ON s.id = c.session_row WHERE " + w.Sql() +
                                          " ORDER BY c.start_time, c.id", path_);
@@ -194,6 +211,79 @@ Result<std::vector<StoredCase>> Store::Cases(const StoreQuery& q) {
     out.push_back(std::move(sc));
   }
   return out;
+}
+
+Result<PerfTable> Store::Perf(const StoreQuery& q) {
+  if (Status st = CheckPatterns(q); !st.ok()) return st;
+  Where w;
+  CaseTerms(q, &w);
+  if (q.since) w.Add("c.start_time >= ?", *q.since);
+  if (q.until) w.Add("c.start_time < ?", *q.until);
+  auto ids = ResolveSessions(q);
+  if (!ids.ok()) return ids.status();
+  SessionTerm(*ids, &w);
+  // Sorted here rather than by SQLite: a sort of a million rows in C++ is
+  // several times faster than SQLite's temporary B-tree.
+  auto st = SqliteStmt::Prepare(
+      db_,
+      "SELECT s.id, s.session_id, s.start_time, s.system, s.hostname, c.name, c.display_name, c.system, "
+      "c.partition, c.environ, c.parameters, p.name, p.unit, p.value, p.reference, p.lower_thres, p.upper_thres, "
+      "c.start_time, c.repetition, c.num_tasks, c.num_gpus_per_node, c.result "
+      "FROM perf p JOIN cases c ON c.id = p.case_row JOIN sessions s ON s.id = c.session_row WHERE " +
+          w.Sql(),
+      path_);
+  if (!st.ok()) return st.status();
+  w.Bind(*st);
+  PerfTable t;
+  std::unordered_map<int64_t, int> session_index;
+  std::unordered_map<std::string, int> series_index;
+  std::string key;
+  for (;;) {
+    Result<bool> row = st->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    PerfPoint p;
+    auto [sit, new_session] = session_index.try_emplace(st->Int(0), static_cast<int>(t.sessions.size()));
+    if (new_session) t.sessions.push_back({st->Text(1), st->Text(3), st->Text(4), st->Double(2)});
+    p.session = sit->second;
+    key.clear();
+    for (int col : {5, 6, 7, 8, 9, 11, 12}) {
+      key += st->TextView(col);
+      key += '\x1f';
+    }
+    auto [kit, new_series] = series_index.try_emplace(key, static_cast<int>(t.series.size()));
+    if (new_series)
+      t.series.push_back({st->Text(5), st->Text(6), st->Text(7), st->Text(8), st->Text(9), st->Text(11),
+                          st->Text(12), st->Text(10)});
+    p.series = kit->second;
+    p.value = st->Double(13);
+    if ((p.has_ref = !st->IsNull(14))) p.ref = st->Double(14);
+    if ((p.has_lower = !st->IsNull(15))) p.lower = st->Double(15);
+    if ((p.has_upper = !st->IsNull(16))) p.upper = st->Double(16);
+    p.time = st->Double(17);
+    p.repetition = static_cast<int>(st->Int(18));
+    p.num_tasks = static_cast<int>(st->Int(19));
+    p.num_gpus_per_node = static_cast<int>(st->Int(20));
+    p.passed = st->TextView(21) == "pass";
+    t.points.push_back(p);
+  }
+  // Sessions oldest first, and the points' indices with them.
+  std::vector<int> order(t.sessions.size()), where(t.sessions.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return t.sessions[a].start_time < t.sessions[b].start_time;
+  });
+  std::vector<PerfTableSession> sorted;
+  for (size_t i = 0; i < order.size(); ++i) {
+    where[order[i]] = static_cast<int>(i);
+    sorted.push_back(std::move(t.sessions[order[i]]));
+  }
+  t.sessions = std::move(sorted);
+  for (auto& p : t.points) p.session = where[p.session];
+  std::stable_sort(t.points.begin(), t.points.end(), [](const PerfPoint& a, const PerfPoint& b) {
+    return a.time != b.time ? a.time < b.time : a.session < b.session;
+  });
+  return t;
 }
 
 Result<StoredSession> Store::FindSession(const std::string& id_or_prefix) {

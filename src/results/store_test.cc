@@ -387,6 +387,48 @@ TEST_F(StoreQueryTest, BadRegexIsNamed) {
   EXPECT_TRUE(StartsWith(t.status().message(), "-t/--tag: invalid regex '[x'")) << t.status().message();
 }
 
+TEST_F(StoreQueryTest, PerfTableFlatWithSeriesAndSessionsInTimeOrder) {
+  // Added out of time order: the later session first.
+  CaseResult late = Case("stream", "hpc", "gpu", 3000);
+  late.perf = {Perf("bw", 11, "GB/s", Reference{10, -0.1, std::nullopt, "GB/s", {}}, "pass")};
+  late.num_tasks = 4;
+  ASSERT_TRUE(store_->Add(Session("20240506T100000-6", 3000), {late}).ok());
+  CaseResult early = Case("stream", "hpc", "gpu", 2000, "fail");
+  early.perf = {Perf("bw", 9, "GB/s"), Perf("lat", 2, "us")};
+  early.parameters = {{"n", "8"}};
+  early.display_name = "stream %n=8";
+  ASSERT_TRUE(store_->Add(Session("20240505T100000-5", 2000), {early}).ok());
+  auto t = store_->Perf(Between(1900));
+  ASSERT_TRUE(t.ok()) << t.status().str();
+  ASSERT_EQ(t->sessions.size(), 2u);
+  EXPECT_EQ(t->sessions[0].session_id, "20240505T100000-5");
+  EXPECT_EQ(t->sessions[1].session_id, "20240506T100000-6");
+  ASSERT_EQ(t->series.size(), 3u);  // stream bw, stream %n=8 bw and lat
+  ASSERT_EQ(t->points.size(), 3u);
+  const PerfPoint& a = t->points[0];
+  EXPECT_EQ(t->series[a.series].var, "bw");
+  EXPECT_EQ(t->series[a.series].unit, "GB/s");
+  EXPECT_EQ(t->series[a.series].system, "hpc");
+  EXPECT_EQ(t->series[a.series].parameters, R"({"n":"8"})");
+  EXPECT_EQ(a.session, 0);
+  EXPECT_DOUBLE_EQ(a.value, 9);
+  EXPECT_FALSE(a.passed);
+  EXPECT_FALSE(a.has_ref);
+  const PerfPoint& b = t->points[2];
+  EXPECT_EQ(b.session, 1);
+  EXPECT_EQ(t->series[b.series].var, "bw");
+  EXPECT_NE(b.series, a.series);  // other parameters: another series
+  EXPECT_TRUE(b.passed);
+  EXPECT_TRUE(b.has_ref && b.has_lower && !b.has_upper);
+  EXPECT_DOUBLE_EQ(b.lower, -0.1);
+  EXPECT_EQ(b.num_tasks, 4);
+  StoreQuery two;
+  two.sessions = {"20240506", "20240505T100000-5"};
+  EXPECT_EQ(store_->Perf(two)->points.size(), 3u);
+  two.sessions = {"nope"};
+  EXPECT_FALSE(store_->Perf(two).ok());
+}
+
 TEST_F(StoreQueryTest, DeleteTakesCasesAndValuesAlong) {
   std::string path = dir_ / "r.db";
   CaseResult p = Case("perf", "hpc", "gpu", 1400);
@@ -515,17 +557,15 @@ std::vector<CaseResult> ManyCases(int n, double start) {
   return out;
 }
 
-TEST(StorePerf, OneSessionOf10000CasesUnderOneSecond) {
+// The speed of this insert is measured by bench/store_bench.sh; here only
+// that a session that large lands whole.
+TEST(StoreLarge, OneSessionOf10000CasesLands) {
   TempDir dir;
   auto store = MustOpen(dir / "r.db");
   ASSERT_TRUE(store);
   std::vector<CaseResult> cases = ManyCases(10000, 5000);
-  auto t0 = std::chrono::steady_clock::now();
   auto added = store->Add(Session("big", 5000), cases);
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(added.ok()) << added.status().str();
-  std::printf("insert of one 10,000-case session: %.3f s\n", secs);
-  EXPECT_LT(secs, 1.0);
   EXPECT_EQ(store->Cases(InSession("big"))->size(), 10000u);
 }
 

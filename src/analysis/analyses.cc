@@ -1,0 +1,155 @@
+#include "analysis/analyses.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <regex>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/stats.h"
+
+namespace hb {
+
+namespace {
+
+bool IsScalingParameter(const std::string& name) {
+  static const std::regex kRe("^(num_)?(nodes|tasks|ranks|procs|gpus|devices|workers|np)$", std::regex::icase);
+  return std::regex_match(name, kRe);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return QuantileSorted(v, 0.5);
+}
+
+}  // namespace
+
+std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
+                                        const std::function<bool(const std::string&, const std::string&)>& lower_is_better) {
+  // Per series: its family key (everything but the scaling parameter),
+  // the parameter's name and the scale.
+  struct Member {
+    std::string key, parameter, label;
+    double scale = 0;
+  };
+  std::vector<Member> members(t.series.size());
+  for (size_t s = 0; s < t.series.size(); ++s) {
+    const PerfSeriesKey& k = t.series[s];
+    nlohmann::json params = nlohmann::json::parse(k.parameters, nullptr, false);
+    Member m;
+    std::string rest, label = k.name;
+    if (params.is_object()) {
+      for (auto it = params.begin(); it != params.end(); ++it) {
+        std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+        char* end = nullptr;
+        double scale = std::strtod(v.c_str(), &end);
+        if (m.parameter.empty() && IsScalingParameter(it.key()) && end && *end == '\0' && scale > 0) {
+          m.parameter = it.key();
+          m.scale = scale;
+        } else {
+          rest += it.key() + "=" + v + "\x1f";
+          label += " %" + it.key() + "=" + v;
+        }
+      }
+    }
+    m.key = k.name + "\x1f" + k.system + "\x1f" + k.partition + "\x1f" + k.environ + "\x1f" + k.var + "\x1f" +
+            k.unit + "\x1f" + rest + m.parameter;
+    m.label = label;
+    members[s] = m;
+  }
+  // Values per series and scale (num_tasks when there is no parameter).
+  std::map<std::string, std::map<double, std::vector<double>>> families;
+  std::map<std::string, int> first_series;
+  for (const auto& p : t.points) {
+    const Member& m = members[p.series];
+    double scale = m.parameter.empty() ? p.num_tasks : m.scale;
+    if (scale <= 0) continue;
+    families[m.key][scale].push_back(p.value);
+    first_series.try_emplace(m.key, p.series);
+  }
+  std::vector<ScalingCurve> out;
+  for (auto& [key, by_scale] : families) {
+    if (by_scale.size() < 2) continue;
+    int s = first_series[key];
+    const PerfSeriesKey& k = t.series[s];
+    ScalingCurve c;
+    c.test = k.name;
+    c.label = members[s].label;
+    c.system = k.system;
+    c.partition = k.partition;
+    c.environ = k.environ;
+    c.var = k.var;
+    c.unit = k.unit;
+    c.parameter = members[s].parameter.empty() ? "num_tasks" : members[s].parameter;
+    c.lower_is_better = lower_is_better(k.var, k.unit);
+    double n0 = by_scale.begin()->first, v0 = Median(by_scale.begin()->second);
+    for (auto& [scale, values] : by_scale) {
+      ScalingPoint p;
+      p.scale = scale;
+      p.value = Median(values);
+      p.count = static_cast<int>(values.size());
+      p.ideal = scale / n0;
+      if (v0 != 0 && p.value != 0) p.speedup = c.lower_is_better ? v0 / p.value : p.value / v0;
+      p.efficiency = p.speedup / p.ideal;
+      c.points.push_back(p);
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<Variability> RepetitionVariability(const PerfTable& t) {
+  std::map<std::pair<int, int>, std::vector<double>> groups;
+  for (const auto& p : t.points) groups[{p.series, p.session}].push_back(p.value);
+  std::vector<Variability> out;
+  for (auto& [key, values] : groups) {
+    if (values.size() < 2) continue;
+    Summary s = Summarize(values);
+    out.push_back({key.first, key.second, s.count, s.mean, s.cv});
+  }
+  return out;
+}
+
+const std::vector<std::pair<std::string, std::string>>& BreakdownParts() {
+  static const std::vector<std::pair<std::string, std::string>> kParts = {
+      {"data_wait", "io"},       {"h2d_copy", "compute"},        {"forward", "compute"},
+      {"backward", "compute"},   {"allreduce", "communication"}, {"optimizer", "compute"}};
+  return kParts;
+}
+
+std::vector<Breakdown> TimeBreakdowns(const PerfTable& t) {
+  const auto& parts = BreakdownParts();
+  auto part_index = [&](const std::string& var) {
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (parts[i].first == var) return static_cast<int>(i);
+    return -1;
+  };
+  // case key -> session -> part -> values
+  std::map<std::string, std::map<int, std::map<int, std::vector<double>>>> cases;
+  std::map<std::string, int> any_series;
+  for (const auto& p : t.points) {
+    const PerfSeriesKey& k = t.series[p.series];
+    int i = part_index(k.var);
+    if (i < 0) continue;
+    std::string key = k.name + "\x1f" + k.display_name + "\x1f" + k.system + "\x1f" + k.partition + "\x1f" + k.environ;
+    cases[key][p.session][i].push_back(p.value);
+    any_series.try_emplace(key, p.series);
+  }
+  std::vector<Breakdown> out;
+  for (auto& [key, sessions] : cases) {
+    auto& [session, by_part] = *sessions.rbegin();  // the latest session
+    const PerfSeriesKey& k = t.series[any_series[key]];
+    Breakdown b{k.name, k.display_name.empty() ? k.name : k.display_name, k.system, k.partition, k.environ, session,
+                {}, 0};
+    for (auto& [i, values] : by_part) {
+      double v = Median(values);
+      b.parts.push_back({parts[i].first, parts[i].second, v});
+      b.total += v;
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace hb

@@ -1,0 +1,105 @@
+#include "analysis/analyses.h"
+
+#include <gtest/gtest.h>
+
+namespace hb {
+namespace {
+
+void Add(PerfTable* t, const PerfSeriesKey& k, int session, double value, int num_tasks = 1) {
+  int s = -1;
+  for (size_t i = 0; i < t->series.size(); ++i)
+    if (t->series[i] == k) s = static_cast<int>(i);
+  if (s < 0) {
+    s = static_cast<int>(t->series.size());
+    t->series.push_back(k);
+  }
+  while (static_cast<int>(t->sessions.size()) <= session)
+    t->sessions.push_back({"s" + std::to_string(t->sessions.size()), "sys", "h", 1.0 * t->sessions.size()});
+  PerfPoint p;
+  p.series = s;
+  p.session = session;
+  p.value = value;
+  p.num_tasks = num_tasks;
+  t->points.push_back(p);
+}
+
+PerfSeriesKey Key(const std::string& var, const std::string& unit, const std::string& params,
+                  const std::string& display) {
+  return {"train", display, "sys", "gpu", "env", var, unit, params};
+}
+
+bool TimeIsLower(const std::string&, const std::string& unit) { return unit == "s"; }
+
+TEST(Scaling, SpeedupAndEfficiencyAgainstTheSmallestScale) {
+  PerfTable t;
+  // Throughput over a `nodes` parameter, with another parameter kept.
+  Add(&t, Key("throughput", "samples/s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1"), 0, 100);
+  Add(&t, Key("throughput", "samples/s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1"), 1, 102);
+  Add(&t, Key("throughput", "samples/s", R"({"model":"resnet","nodes":"2"})", "train %model=resnet %nodes=2"), 0, 190);
+  Add(&t, Key("throughput", "samples/s", R"({"model":"resnet","nodes":"4"})", "train %model=resnet %nodes=4"), 0, 300);
+  // Time per step over the same: lower is better.
+  Add(&t, Key("step_time", "s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1"), 0, 1.0);
+  Add(&t, Key("step_time", "s", R"({"model":"resnet","nodes":"4"})", "train %model=resnet %nodes=4"), 0, 0.5);
+  // A lone series is no curve.
+  Add(&t, Key("throughput", "samples/s", R"({"model":"cosmo","nodes":"1"})", "train %model=cosmo %nodes=1"), 0, 9);
+  auto curves = ScalingCurves(t, TimeIsLower);
+  ASSERT_EQ(curves.size(), 2u);
+  const ScalingCurve* thr = curves[0].var == "throughput" ? &curves[0] : &curves[1];
+  const ScalingCurve* st = curves[0].var == "throughput" ? &curves[1] : &curves[0];
+  EXPECT_EQ(thr->parameter, "nodes");
+  EXPECT_EQ(thr->label, "train %model=resnet");
+  ASSERT_EQ(thr->points.size(), 3u);
+  EXPECT_DOUBLE_EQ(thr->points[0].value, 101);  // median of 100 and 102
+  EXPECT_EQ(thr->points[0].count, 2);
+  EXPECT_DOUBLE_EQ(thr->points[2].ideal, 4);
+  EXPECT_DOUBLE_EQ(thr->points[2].speedup, 300.0 / 101);
+  EXPECT_DOUBLE_EQ(thr->points[2].efficiency, 300.0 / 101 / 4);
+  EXPECT_TRUE(st->lower_is_better);
+  EXPECT_DOUBLE_EQ(st->points[1].speedup, 2);
+  EXPECT_DOUBLE_EQ(st->points[1].efficiency, 0.5);
+}
+
+TEST(Scaling, NumTasksWhenNoParameterScales) {
+  PerfTable t;
+  Add(&t, Key("bw", "GB/s", "{}", "allreduce"), 0, 10, 2);
+  Add(&t, Key("bw", "GB/s", "{}", "allreduce"), 1, 15, 4);
+  auto curves = ScalingCurves(t, TimeIsLower);
+  ASSERT_EQ(curves.size(), 1u);
+  EXPECT_EQ(curves[0].parameter, "num_tasks");
+  EXPECT_DOUBLE_EQ(curves[0].points[1].speedup, 1.5);
+  EXPECT_DOUBLE_EQ(curves[0].points[1].efficiency, 0.75);
+}
+
+TEST(Variability, CvOfRepetitionsPerSession) {
+  PerfTable t;
+  for (double v : {10.0, 12.0, 14.0}) Add(&t, Key("bw", "GB/s", "{}", "x"), 0, v);
+  Add(&t, Key("bw", "GB/s", "{}", "x"), 1, 11);  // one value: no CV
+  auto v = RepetitionVariability(t);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].count, 3);
+  EXPECT_DOUBLE_EQ(v[0].mean, 12);
+  EXPECT_DOUBLE_EQ(v[0].cv, 2.0 / 12);
+}
+
+TEST(Breakdown, PartsOfTheLatestSessionInStepOrder) {
+  PerfTable t;
+  Add(&t, Key("forward", "s", "{}", "train"), 0, 9);  // older session: ignored
+  Add(&t, Key("allreduce", "s", "{}", "train"), 1, 0.2);
+  Add(&t, Key("data_wait", "s", "{}", "train"), 1, 0.1);
+  Add(&t, Key("forward", "s", "{}", "train"), 1, 0.3);
+  Add(&t, Key("forward", "s", "{}", "train"), 1, 0.5);  // repetition: median 0.4
+  Add(&t, Key("throughput", "samples/s", "{}", "train"), 1, 50);  // not a part
+  auto b = TimeBreakdowns(t);
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].session, 1);
+  ASSERT_EQ(b[0].parts.size(), 3u);
+  EXPECT_EQ(b[0].parts[0].var, "data_wait");
+  EXPECT_EQ(b[0].parts[0].group, "io");
+  EXPECT_EQ(b[0].parts[1].var, "forward");
+  EXPECT_DOUBLE_EQ(b[0].parts[1].seconds, 0.4);
+  EXPECT_EQ(b[0].parts[2].group, "communication");
+  EXPECT_DOUBLE_EQ(b[0].total, 0.7);
+}
+
+}  // namespace
+}  // namespace hb

@@ -1,0 +1,208 @@
+#include "analysis/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
+
+namespace hb {
+
+double QuantileSorted(const std::vector<double>& sorted, double p) {
+  if (sorted.size() == 1) return sorted[0];
+  double h = (static_cast<double>(sorted.size()) - 1) * std::clamp(p, 0.0, 1.0);
+  size_t lo = static_cast<size_t>(std::floor(h));
+  if (lo + 1 >= sorted.size()) return sorted.back();
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+}
+
+namespace {
+
+double Mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
+
+double Variance(const std::vector<double>& v, double mean) {
+  if (v.size() < 2) return 0;
+  double s = 0;
+  for (double x : v) s += (x - mean) * (x - mean);
+  return s / (v.size() - 1);
+}
+
+}  // namespace
+
+Summary Summarize(std::vector<double> values) {
+  Summary s;
+  s.count = static_cast<int>(values.size());
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  s.mean = Mean(values);
+  s.median = QuantileSorted(values, 0.5);
+  s.min = values.front();
+  s.max = values.back();
+  s.std = std::sqrt(Variance(values, s.mean));
+  s.cv = s.mean != 0 ? s.std / std::fabs(s.mean) : 0;
+  return s;
+}
+
+Result<Aggregate> ParseAggregate(const std::string& name) {
+  using K = Aggregate::Kind;
+  static const std::vector<std::pair<std::string, K>> kNamed = {
+      {"median", K::kMedian}, {"mean", K::kMean}, {"min", K::kMin}, {"max", K::kMax},
+      {"std", K::kStd},       {"cv", K::kCv},     {"count", K::kCount}};
+  for (const auto& [n, k] : kNamed)
+    if (name == n) return Aggregate{k, 0.5, n};
+  if (name.size() > 1 && name[0] == 'p') {
+    char* end = nullptr;
+    double pct = std::strtod(name.c_str() + 1, &end);
+    if (end && *end == '\0' && std::isdigit(static_cast<unsigned char>(name[1])) && pct >= 0 && pct <= 100)
+      return Aggregate{K::kQuantile, pct / 100, name};
+  }
+  return Status::Error("unknown aggregate '" + name +
+                       "': expected median, mean, min, max, std, cv, count or pNN (a percentile such as p90)");
+}
+
+double Apply(const Aggregate& a, std::vector<double> values) {
+  using K = Aggregate::Kind;
+  if (a.kind == K::kCount) return static_cast<double>(values.size());
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  if (a.kind == K::kQuantile) {
+    std::sort(values.begin(), values.end());
+    return QuantileSorted(values, a.q);
+  }
+  Summary s = Summarize(std::move(values));
+  switch (a.kind) {
+    case K::kMedian: return s.median;
+    case K::kMean: return s.mean;
+    case K::kMin: return s.min;
+    case K::kMax: return s.max;
+    case K::kStd: return s.std;
+    case K::kCv: return s.cv;
+    default: return s.median;
+  }
+}
+
+double NormalSf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+namespace {
+
+// Continued fraction of the incomplete beta function (Lentz's method).
+double BetaContinuedFraction(double a, double b, double x) {
+  const double kTiny = 1e-300, kEps = 1e-15;
+  double qab = a + b, qap = a + 1, qam = a - 1;
+  double c = 1, d = 1 - qab * x / qap;
+  if (std::fabs(d) < kTiny) d = kTiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= 500; ++m) {
+    int m2 = 2 * m;
+    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + aa / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + aa / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1) < kEps) break;
+  }
+  return h;
+}
+
+}  // namespace
+
+double RegularizedIncompleteBeta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  double lbt = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+  double bt = std::exp(lbt);
+  if (x < (a + 1) / (a + b + 2)) return bt * BetaContinuedFraction(a, b, x) / a;
+  return 1 - bt * BetaContinuedFraction(b, a, 1 - x) / b;
+}
+
+double StudentTTwoSidedP(double t, double df) {
+  if (!std::isfinite(t)) return 0;
+  return RegularizedIncompleteBeta(df / 2, 0.5, df / (df + t * t));
+}
+
+TestResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b) {
+  const size_t n1 = a.size(), n2 = b.size(), n = n1 + n2;
+  // Ranks of the pooled sample, ties given their average rank.
+  std::vector<std::pair<double, int>> pooled;
+  pooled.reserve(n);
+  for (double x : a) pooled.emplace_back(x, 0);
+  for (double x : b) pooled.emplace_back(x, 1);
+  std::sort(pooled.begin(), pooled.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  double rank_sum_a = 0, tie_term = 0;
+  bool ties = false;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && pooled[j].first == pooled[i].first) ++j;
+    double t = static_cast<double>(j - i), avg = (i + 1 + j) / 2.0;
+    if (t > 1) {
+      ties = true;
+      tie_term += t * t * t - t;
+    }
+    for (size_t k = i; k < j; ++k)
+      if (pooled[k].second == 0) rank_sum_a += avg;
+    i = j;
+  }
+  TestResult r;
+  double u1 = rank_sum_a - n1 * (n1 + 1) / 2.0;
+  r.statistic = u1;
+  double u = std::max(u1, n1 * n2 - u1);
+  if (!ties && n1 <= 8 && n2 <= 8) {
+    // g[i][m][u]: arrangements of i values of the first sample and m of the
+    // second with U = u; g(i, m, u) = g(i-1, m, u-m) + g(i, m-1, u).
+    const int max_u = static_cast<int>(n1 * n2);
+    std::vector<std::vector<std::vector<double>>> g(
+        n1 + 1, std::vector<std::vector<double>>(n2 + 1, std::vector<double>(max_u + 1, 0)));
+    for (size_t m = 0; m <= n2; ++m) g[0][m][0] = 1;
+    for (size_t i = 1; i <= n1; ++i) {
+      g[i][0][0] = 1;
+      for (size_t m = 1; m <= n2; ++m)
+        for (int v = 0; v <= max_u; ++v)
+          g[i][m][v] = (v >= static_cast<int>(m) ? g[i - 1][m][v - m] : 0) + g[i][m - 1][v];
+    }
+    const auto& dist = g[n1][n2];
+    double total = std::accumulate(dist.begin(), dist.end(), 0.0), upper = 0;
+    for (int v = static_cast<int>(std::lround(u)); v <= max_u; ++v) upper += dist[v];
+    r.p = std::min(1.0, 2 * upper / total);
+    r.method = "exact";
+    return r;
+  }
+  double mu = n1 * n2 / 2.0;
+  double sigma = std::sqrt(n1 * n2 / 12.0 * ((n + 1) - tie_term / (static_cast<double>(n) * (n - 1))));
+  r.method = "asymptotic";
+  if (sigma == 0) {
+    r.p = 1;
+    return r;
+  }
+  double z = (u - mu - 0.5) / sigma;
+  r.p = std::min(1.0, 2 * NormalSf(z));
+  return r;
+}
+
+TestResult WelchTTest(const std::vector<double>& a, const std::vector<double>& b) {
+  TestResult r;
+  r.method = "welch";
+  double ma = Mean(a), mb = Mean(b);
+  double va = Variance(a, ma) / a.size(), vb = Variance(b, mb) / b.size();
+  double se2 = va + vb;
+  if (se2 <= 0) {
+    r.statistic = ma == mb ? 0 : std::copysign(std::numeric_limits<double>::infinity(), ma - mb);
+    r.p = ma == mb ? 1 : 0;
+    return r;
+  }
+  r.statistic = (ma - mb) / std::sqrt(se2);
+  double df = se2 * se2 / ((a.size() > 1 ? va * va / (a.size() - 1) : 0) + (b.size() > 1 ? vb * vb / (b.size() - 1) : 0));
+  r.p = StudentTTwoSidedP(r.statistic, df);
+  return r;
+}
+
+}  // namespace hb

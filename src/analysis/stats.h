@@ -1,0 +1,69 @@
+// Statistics for comparing performance values: the aggregates of
+// `hetbench compare` and the two tests the analyses use (Mann-Whitney U for
+// two samples, Welch's t-test for change points). Pure functions on
+// vectors of doubles; no I/O.
+//
+// Exact definitions (docs/results.md repeats them for users):
+//   median, pNN   linear interpolation between order statistics
+//                 (Hyndman & Fan type 7, numpy's default): p-quantile of
+//                 sorted x[0..n-1] is x[h] + (h - floor h)(x[h+1] - x[h])
+//                 with h = (n - 1) p
+//   std           sample standard deviation (divisor n - 1); 0 when n < 2
+//   cv            std / |mean|; 0 when the mean is 0
+//   Mann-Whitney  two-sided; U of the first sample counts pairs (a, b)
+//                 with a > b plus half the ties. Exact p from the
+//                 distribution of U when both samples have at most 8
+//                 values and there are no ties, else the normal
+//                 approximation with tie correction and continuity
+//                 correction (scipy.stats.mannwhitneyu, method "auto")
+//   Welch t       two-sided p of t = (mean_a - mean_b) /
+//                 sqrt(var_a/n_a + var_b/n_b) with Welch-Satterthwaite
+//                 degrees of freedom
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace hb {
+
+// The p-quantile (0 <= p <= 1) of `sorted` (ascending, non-empty).
+double QuantileSorted(const std::vector<double>& sorted, double p);
+
+struct Summary {
+  int count = 0;
+  double mean = 0, median = 0, min = 0, max = 0, std = 0, cv = 0;
+};
+Summary Summarize(std::vector<double> values);
+
+// An aggregate by name: median, mean, min, max, std, cv, count, or pNN
+// (p0..p100, e.g. p90, p99.9).
+struct Aggregate {
+  enum class Kind { kMedian, kMean, kMin, kMax, kStd, kCv, kCount, kQuantile };
+  Kind kind = Kind::kMedian;
+  double q = 0.5;  // for kQuantile, in [0, 1]
+  std::string name = "median";
+};
+// Errors list the allowed names.
+Result<Aggregate> ParseAggregate(const std::string& name);
+// The aggregate of `values` (non-empty).
+double Apply(const Aggregate& a, std::vector<double> values);
+
+struct TestResult {
+  double statistic = 0;  // U of the first sample, or Welch's t
+  double p = 1;          // two-sided
+  std::string method;    // "exact", "asymptotic", "welch"
+};
+// Both samples non-empty.
+TestResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b);
+// Both samples with at least 2 values; p = 1 when both have no variance and
+// equal means, 0 when neither varies but the means differ.
+TestResult WelchTTest(const std::vector<double>& a, const std::vector<double>& b);
+
+// Distribution functions used above, exposed for their tests.
+double NormalSf(double z);                        // P(Z > z)
+double StudentTTwoSidedP(double t, double df);    // P(|T| > |t|)
+double RegularizedIncompleteBeta(double a, double b, double x);
+
+}  // namespace hb

@@ -1,0 +1,172 @@
+// End to end: real `hetbench run` sessions into a store, then `hetbench
+// compare` and `hetbench report`, and the report opened in real headless
+// Chromium (Debian's `chromium`): it loads without console errors, every
+// chart draws, and a screenshot is kept as a test artefact
+// (build/test-artifacts/report.png).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <regex>
+
+#include "../e2e/e2e_util.h"
+
+namespace {
+
+using e2e::Hetbench;
+using e2e::Output;
+
+// A throughput that is 100 for the first runs and 80 after, a scaling test
+// over `nodes`, a training-like case with a time breakdown, and a failure.
+const char kTests[] = R"yaml(name: bw
+descr: a throughput read from level.txt
+tags: [rep]
+executable: sh
+executable_opts: ['-c', '"echo bw: $(cat {level}) GB/s"']
+parameters:
+  level: ['LEVEL']
+sanity:
+  - {pattern: 'bw: '}
+performance:
+  bw: {pattern: 'bw: (\S+)', unit: GB/s}
+reference:
+  '*': {bw: [100, -0.1, 0.1, GB/s]}
+---
+name: scale
+descr: throughput over nodes
+parameters:
+  nodes: [1, 2, 4]
+executable: sh
+executable_opts: ['-c', '"echo thr: $((100 * {nodes} * 9 / 10 + 10))"']
+sanity:
+  - {pattern: 'thr: '}
+performance:
+  throughput: {pattern: 'thr: (\S+)', unit: samples/s}
+---
+name: train
+descr: the per-step parts hetbench-train prints
+executable: printf
+executable_opts: ['"data_wait: 0.05 s\nforward: 0.2 s\nbackward: 0.4 s\nallreduce: 0.1 s\noptimizer: 0.02 s\n"']
+sanity:
+  - {pattern: 'optimizer'}
+performance:
+  data_wait: {pattern: 'data_wait: (\S+)', unit: s}
+  forward: {pattern: 'forward: (\S+)', unit: s}
+  backward: {pattern: 'backward: (\S+)', unit: s}
+  allreduce: {pattern: 'allreduce: (\S+)', unit: s}
+  optimizer: {pattern: 'optimizer: (\S+)', unit: s}
+---
+name: broken
+descr: fails its sanity check
+executable: echo
+executable_opts: [nothing]
+sanity:
+  - {pattern: 'this text never appears'}
+)yaml";
+
+class ReportTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(e2e::TempDir());
+    std::string tests = std::regex_replace(kTests, std::regex("LEVEL"), *dir_ + "/level.txt");
+    e2e::Write(*dir_ + "/t.yaml", tests);
+    // 6 runs at 100 GB/s, then 6 at 80, each with 2 repetitions.
+    for (int i = 0; i < 12; ++i) {
+      e2e::Write(*dir_ + "/level.txt", i < 6 ? (i % 2 ? "101\n" : "99\n") : (i % 2 ? "81\n" : "79\n"));
+      Output o = Hetbench({"run", "-c", "t.yaml", "--repeat", "2", "--store", "r.db"}, *dir_);
+      ASSERT_EQ(o.exit_code, 1) << o.out << o.err;  // `broken` fails
+    }
+  }
+  static std::string* dir_;
+};
+std::string* ReportTest::dir_ = nullptr;
+
+TEST_F(ReportTest, CompareFindsTheSlowdownAndGatesOnIt) {
+  Output o = Hetbench({"compare", "runs:7-12", "last:6", "--store", "r.db", "-n", "^bw"}, *dir_);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("-20.0%"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("worse"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("12/12"), std::string::npos) << o.out;  // 6 runs x 2 repetitions a side
+  o = Hetbench({"compare", "runs:7-12", "last:6", "--store", "r.db", "--fail-on-regression", "5"}, *dir_);
+  EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
+  EXPECT_NE(o.out.find("REGRESSION: bw"), std::string::npos) << o.out;
+  o = Hetbench({"compare", "runs:7-12", "last:6", "--store", "r.db", "--fail-on-regression", "25"}, *dir_);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  // The same in JSON, for scripts.
+  o = Hetbench({"compare", "runs:7-12", "last:6", "--store", "r.db", "-n", "^bw", "--json"}, *dir_);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("\"schema\": \"hetbench-compare\""), std::string::npos);
+  EXPECT_NE(o.out.find("\"verdict\": \"worse\""), std::string::npos) << o.out;
+}
+
+TEST_F(ReportTest, CompareBadSelectionsAreExplained) {
+  Output o = Hetbench({"compare", "last:0", "last:1", "--store", "r.db"}, *dir_);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("BASE: selection 'last:0'"), std::string::npos) << o.err;
+  o = Hetbench({"compare", "nosuchsession", "last:1", "--store", "r.db"}, *dir_);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("no session 'nosuchsession'"), std::string::npos) << o.err;
+  o = Hetbench({"compare", "last:2", "last:1", "--store", "r.db", "--aggregate", "avg"}, *dir_);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("unknown aggregate 'avg'"), std::string::npos) << o.err;
+}
+
+std::string Chromium(const std::string& args) {
+  return e2e::Shell("timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage "
+                    "--hide-scrollbars --virtual-time-budget=10000 " + args + " 2>/dev/null");
+}
+
+TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
+  Output o = Hetbench({"report", "--store", "r.db", "-o", "report.html", "--title", "Nightly <suite>"}, *dir_);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  std::string html = e2e::Read(*dir_ + "/report.html");
+  // Self-contained: no script or style is fetched from anywhere.
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("<link "), std::string::npos);
+  EXPECT_NE(html.find("Chart.js v3"), std::string::npos);
+  // The data names the slowdown of `bw` as a change point at run 7.
+  EXPECT_NE(html.find("\"kind\":\"regression\""), std::string::npos);
+  EXPECT_NE(html.find("this text never appears"), std::string::npos);  // the failure's reason
+
+  ASSERT_EQ(std::system("command -v chromium >/dev/null"), 0) << "chromium is not installed (scripts/deps installs it)";
+  std::string url = "file://" + *dir_ + "/report.html#expand-all";
+  std::string dom = Chromium("--window-size=1280,1600 --dump-dom '" + url + "'");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(dom, m, std::regex("<body[^>]*>"))) << dom.substr(0, 2000);
+  std::string body = m.str();
+  EXPECT_NE(body.find("data-ready=\"1\""), std::string::npos) << body;
+  EXPECT_NE(body.find("data-errors=\"\""), std::string::npos) << body;
+  std::smatch e, d;
+  ASSERT_TRUE(std::regex_search(body, e, std::regex("data-charts-expected=\"(\\d+)\""))) << body;
+  ASSERT_TRUE(std::regex_search(body, d, std::regex("data-charts-drawn=\"(\\d+)\""))) << body;
+  // 1 history chart per series (bw, 3 x throughput, 5 parts, none for
+  // broken) + the breakdown + 1 scaling curve.
+  EXPECT_EQ(std::stoi(e[1]), 9 + 1 + 1) << body;
+  EXPECT_EQ(e[1], d[1]) << body;
+  EXPECT_NE(dom.find("Nightly &lt;suite&gt;"), std::string::npos);  // the title as text, not markup
+  EXPECT_NE(dom.find("badge worse"), std::string::npos);            // the change point is listed
+  EXPECT_NE(dom.find("Failures"), std::string::npos);
+
+  std::string artefacts = std::string(HB_BINARY_DIR) + "/test-artifacts";
+  e2e::Shell("mkdir -p " + artefacts);
+  std::string shot = artefacts + "/report.png";
+  std::remove(shot.c_str());
+  Chromium("--window-size=1280,3200 --screenshot=" + shot + " '" + url + "'");
+  ASSERT_TRUE(e2e::Exists(shot));
+  EXPECT_GT(e2e::Read(shot).size(), 20000u);  // a real page, not a blank image
+}
+
+TEST_F(ReportTest, ReportOfOneSessionAndBadOptions) {
+  std::string sessions = e2e::Shell("sqlite3 " + *dir_ + "/r.db 'SELECT session_id FROM sessions ORDER BY start_time'");
+  std::string third = sessions.substr(0, sessions.find('\n'));
+  Output o = Hetbench({"report", "--store", "r.db", "--session", third, "-o", "one.html"}, *dir_);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("(1 sessions"), std::string::npos) << o.out;  // the first session has no history
+  o = Hetbench({"report", "--store", "missing.db", "-o", "x.html"}, *dir_);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_FALSE(e2e::Exists(*dir_ + "/x.html"));
+  o = Hetbench({"report", "--store", "r.db", "-o", "/nonexistent/dir/x.html"}, *dir_);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("/nonexistent/dir/x.html"), std::string::npos) << o.err;
+}
+
+}  // namespace
