@@ -37,6 +37,25 @@
 //         (ReFrame's variables; it runs cd/mkdir/`make -j N` where hetbench
 //         uses cmake -S/-B and `cmake --build`, which work with any
 //         generator; builddir defaults to "build")
+// Autotools (ReFrame's): [cd SRCDIR] [mkdir -p BUILDDIR; cd BUILDDIR]
+//         CONFIGUREDIR/configure CC=".." CXX=".." FC=".." CPPFLAGS=".."
+//         CFLAGS=".." CXXFLAGS=".." FCFLAGS=".." LDFLAGS=".." CONFIG_OPTS
+//         make -j N MAKE_OPTS
+//         (configure is found relative to BUILDDIR, e.g. ../configure)
+// Spack (ReFrame's): [spack env create -d rfm_spack_env]
+//         [spack -e ENV config add "config:install_tree:root:TREE"]
+//         [spack -e ENV add SPECS]   spack -e ENV install INSTALL_OPTS
+//         The environment is created in the stage directory unless the
+//         test names one (`environment`, e.g. one in its sourcesdir); the
+//         install tree is opt/spack in the stage directory for a created
+//         environment, or `install_tree` when set. The run script then
+//         loads the specs: eval `spack -e ENV load --sh SPECS` (or, with no
+//         specs, activates the environment with its view).
+// EasyBuild (ReFrame's): export EASYBUILD_{BUILDPATH=P/build,INSTALLPATH=P,
+//         PREFIX=P,SOURCEPATH=P}   eb EASYCONFIGS OPTIONS [--package
+//         --package-K=V...], P = STAGEDIR/prefix. The run script then does
+//         `module use P/modules/all` and loads every module eb reports
+//         "building and installing NAME..." for.
 // Custom: the commands as written.  none or "": no commands.
 //
 // Pure functions of their arguments; thread-safe.
@@ -52,7 +71,21 @@
 namespace hb {
 
 // The build script's command lines, or an error naming spec.mark.
-Result<std::vector<std::string>> BuildCommands(const BuildSpec& spec, const Environment& env);
+// `stagedir` is where the build runs (EasyBuild's prefix lives there).
+Result<std::vector<std::string>> BuildCommands(const BuildSpec& spec, const Environment& env,
+                                               const std::string& stagedir = "");
+
+// Commands the run script needs after a successful build (Spack's load,
+// EasyBuild's module use/load); `build_stdout` is what the build printed.
+std::vector<std::string> RunPrepareCommands(const BuildSpec& spec, const std::string& stagedir,
+                                            const std::string& build_stdout);
+
+// Why a build failed, from what its script printed on stderr: the first
+// error line a build tool is known to print (Spack's "==> Error: ..." with
+// its numbered reasons, EasyBuild's "ERROR: ...", "configure: error: ..."),
+// else the last line, with the failing command that the build script's
+// trap names: "==> Error: ... (in `spack -e rfm_spack_env install`)".
+std::string BuildFailureReason(const std::string& build_stderr);
 
 // The executable a SingleSource build produces (spec.executable, or
 // "./<stem of spec.source>").

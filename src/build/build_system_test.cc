@@ -152,9 +152,121 @@ TEST(BuildCommands, NoneAndUnknownTypes) {
   EXPECT_EQ(Commands(s), Words{});
   s.type = "Mkae";
   EXPECT_EQ(Error(s), "unknown build system 'Mkae', did you mean 'Make'? (known: SingleSource, Make, CMake, "
-                      "Custom, none)");
+                      "Autotools, Spack, EasyBuild, Custom, none)");
   s.type = "cmake";
   EXPECT_NE(Error(s).find("did you mean 'CMake'?"), std::string::npos);
+}
+
+TEST(Autotools, ConfiguresThenMakesLikeReFrame) {
+  BuildSpec s;
+  s.type = "Autotools";
+  s.config_opts = {"--enable-foo", "--prefix=/opt"};
+  s.make_opts = {"all", "V=1"};
+  s.max_concurrency = 4;
+  EXPECT_EQ(Commands(s), (Words{"./configure CC=\"gcc\" CXX=\"g++\" FC=\"gfortran\" CPPFLAGS=\"-DENV\" "
+                                "CFLAGS=\"-O2\" CXXFLAGS=\"-O2 -std=c++17\" FCFLAGS=\"-O1\" LDFLAGS=\"-lm\" "
+                                "--enable-foo --prefix=/opt",
+                                "make -j 4 all V=1"}));
+  // Out of source, in a sub-folder: configure is found relative to builddir.
+  s.srcdir = "src dir";
+  s.builddir = "build";
+  s.max_concurrency = 0;
+  s.config_opts.clear();
+  s.make_opts.clear();
+  Environment bare;
+  bare.cc = bare.cxx = bare.ftn = "";
+  EXPECT_EQ(Commands(s, bare), (Words{"cd 'src dir'", "mkdir -p build", "cd build", "../configure", "make -j $(nproc)"}));
+  s.configuredir = "tools";
+  EXPECT_EQ(Commands(s, bare)[3], "../tools/configure");
+}
+
+TEST(Spack, CreatesAnEnvironmentInTheStageDirectory) {
+  BuildSpec s;
+  s.type = "Spack";
+  s.specs = {"zlib@1.3.1", "bzip2"};
+  s.install_opts = {"--fresh", "-j", "8"};
+  EXPECT_EQ(Commands(s), (Words{"spack env create -d rfm_spack_env",
+                                "spack -e rfm_spack_env config add \"config:install_tree:root:opt/spack\"",
+                                "spack -e rfm_spack_env add zlib@1.3.1 bzip2",
+                                "spack -e rfm_spack_env install --fresh -j 8"}));
+  EXPECT_EQ(RunPrepareCommands(s, "/stage", ""),
+            Words{"eval `spack -e rfm_spack_env load --sh zlib@1.3.1 bzip2`"});
+  s.emit_load_cmds = false;
+  EXPECT_EQ(RunPrepareCommands(s, "/stage", ""), Words{});
+}
+
+TEST(Spack, UsesTheTestsOwnEnvironment) {
+  BuildSpec s;
+  s.type = "Spack";
+  s.environment = "spack_env";
+  EXPECT_EQ(Commands(s), Words{"spack -e spack_env install"});
+  EXPECT_EQ(RunPrepareCommands(s, "/stage", ""), Words{"eval `spack env activate --sh -d spack_env`"});
+  s.install_tree = "/scratch/spack tree";
+  s.specs = {"hdf5+mpi"};
+  EXPECT_EQ(Commands(s), (Words{"spack -e spack_env config add \"config:install_tree:root:/scratch/spack tree\"",
+                                "spack -e spack_env add hdf5+mpi", "spack -e spack_env install"}));
+}
+
+TEST(EasyBuild, InstallsUnderThePrefixInTheStageDirectory) {
+  BuildSpec s;
+  s.type = "EasyBuild";
+  s.easyconfigs = {"zlib-1.2.13-GCCcore-12.3.0.eb"};
+  s.options = {"-f", "--robot"};
+  s.emit_package = true;
+  s.package_opts = {{"type", "rpm"}};
+  auto cmds = BuildCommands(s, Gnu(), "/stage/t");
+  ASSERT_TRUE(cmds.ok());
+  EXPECT_EQ(*cmds, (Words{"export EASYBUILD_BUILDPATH=/stage/t/easybuild/build",
+                          "export EASYBUILD_INSTALLPATH=/stage/t/easybuild",
+                          "export EASYBUILD_PREFIX=/stage/t/easybuild", "export EASYBUILD_SOURCEPATH=/stage/t/easybuild",
+                          "eb zlib-1.2.13-GCCcore-12.3.0.eb -f --robot --package --package-type=rpm"}));
+  // eb's own report of what it built (its stdout) names the modules to load.
+  std::string eb_out =
+      "== Temporary log file in case of crash /tmp/eb-abc/easybuild-x.log\n"
+      "== resolving dependencies ...\n"
+      "== processing EasyBuild easyconfig /stage/t/zlib-1.2.13-GCCcore-12.3.0.eb\n"
+      "== building and installing zlib/1.2.13-GCCcore-12.3.0...\n"
+      "== fetching files...\n"
+      "== COMPLETED: Installation ended successfully (took 12 secs)\n";
+  EXPECT_EQ(RunPrepareCommands(s, "/stage/t", eb_out),
+            (Words{"module use /stage/t/easybuild/modules/all", "module load zlib/1.2.13-GCCcore-12.3.0"}));
+  s.easyconfigs.clear();
+  EXPECT_EQ(Error(s), "the 'EasyBuild' build system needs `easyconfigs`");
+}
+
+// What a user reads when the build fails: the build tool's own error line.
+// The texts are what the tools print (Spack 0.21 and 0.23 concretizer
+// errors, EasyBuild, configure), followed by the build script's trap line.
+TEST(BuildFailureReason, QuotesTheToolsError) {
+  EXPECT_EQ(BuildFailureReason("==> Error: concretization failed for the following reasons:\n\n"
+                               "   1. Cannot satisfy 'zlib@=99.0'\n"
+                               "   2. Cannot satisfy 'zlib@=99.0'\n"
+                               "        required because zlib@=99.0 requested explicitly\n"
+                               "hetbench: build command failed with exit code 1: spack -e rfm_spack_env add zlib@99.0\n"),
+            "==> Error: concretization failed for the following reasons: 1. Cannot satisfy 'zlib@=99.0' "
+            "2. Cannot satisfy 'zlib@=99.0' (in `spack -e rfm_spack_env add zlib@99.0`)");
+  EXPECT_EQ(BuildFailureReason("==> Error: failed to concretize `llvm@17.0.5` for the following reasons:\n"
+                               "     1. Cannot satisfy 'llvm@17.0.5'\n"
+                               "        required because llvm@17.0.5 requested explicitly \n"
+                               "hetbench: build command failed with exit code 1: spack -e rfm_spack_env install\n"),
+            "==> Error: failed to concretize `llvm@17.0.5` for the following reasons: 1. Cannot satisfy "
+            "'llvm@17.0.5' (in `spack -e rfm_spack_env install`)");
+  EXPECT_EQ(BuildFailureReason("==> Error: Package 'nosuchpkg' not found.\n"
+                               "You may need to run 'spack clean -m'.\n"
+                               "hetbench: build command failed with exit code 1: spack -e rfm_spack_env add nosuchpkg\n"),
+            "==> Error: Package 'nosuchpkg' not found. (in `spack -e rfm_spack_env add nosuchpkg`)");
+  EXPECT_EQ(BuildFailureReason("ERROR: Build of /stage/zlib.eb failed (err: 'build failed (first 300 chars): cmd "
+                               "\"make -j 8\" exited with exit code 2')\n"
+                               "hetbench: build command failed with exit code 1: eb zlib.eb\n"),
+            "ERROR: Build of /stage/zlib.eb failed (err: 'build failed (first 300 chars): cmd \"make -j 8\" exited "
+            "with exit code 2') (in `eb zlib.eb`)");
+  EXPECT_EQ(BuildFailureReason("checking for gcc... no\nconfigure: error: no acceptable C compiler found in $PATH\n"
+                               "hetbench: build command failed with exit code 1: ./configure\n"),
+            "configure: error: no acceptable C compiler found in $PATH (in `./configure`)");
+  EXPECT_EQ(BuildFailureReason("x.c:1:1: error: expected ';'\nmake: *** [Makefile:2: all] Error 1\n"
+                               "hetbench: build command failed with exit code 2: make -j 4\n"),
+            "make: *** [Makefile:2: all] Error 1 (in `make -j 4`)");
+  EXPECT_EQ(BuildFailureReason(""), "");
 }
 
 // Compiles and runs a real program with the commands, through /bin/sh.

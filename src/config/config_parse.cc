@@ -35,6 +35,7 @@ const std::map<std::string, std::vector<std::string>>& KnownKeys() {
        {"arch", "vendor", "model", "platform", "num_cpus", "num_cpus_per_core",
         "num_cpus_per_socket", "num_sockets", "topology"}},
       {"resource", {"name", "options"}},
+      {"container_platform", {"type", "default", "modules", "env_vars", "variables"}},
       {"module", {"name", "collection", "path"}},
       {"mode", {"name", "options", "target_systems"}},
   };
@@ -261,6 +262,55 @@ Status ParseResources(const Fields& f, std::vector<ResourceTemplate>* out) {
   });
 }
 
+// A container platform type as written at `n`: one of
+// ContainerPlatformTypes() in any case, stored as spelled there.
+Status ContainerType(const YAML::Node& n, const std::string& file, const std::string& key, std::string* out) {
+  auto name = YamlString(n, file, key);
+  if (!name.ok()) return name.status();
+  *out = CanonicalContainerPlatform(*name);
+  if (!out->empty()) return Status::OK();
+  const auto& known = ContainerPlatformTypes();
+  return Status::Error(MarkOf(n, file), key + ": unknown container platform '" + *name + "'" +
+                                            DidYouMean(*name, known) + " (known: " + Join(known, ", ") + ")");
+}
+
+// container_platforms: [{type, default, modules, env_vars}] (ReFrame's), and
+// the older container_runtime: the default platform's type.
+Status ParseContainerPlatforms(const Fields& f, Partition* p) {
+  if (f.Has("container_runtime") && !f.Get("container_runtime").IsNull()) {
+    Status s = ContainerType(f.Get("container_runtime"), f.file(), "container_runtime", &p->container_runtime);
+    if (!s.ok()) return s;
+  }
+  Status s = ForEachMap(f, "container_platforms", "container platform", [&](const Fields& c) {
+    ContainerPlatform cp;
+    cp.mark = c.Mark();
+    Status s = FirstError({c.CheckKeys("container_platform"), RequireKey(c, "type", "a container_platforms entry")});
+    if (s.ok()) s = ContainerType(c.Get("type"), c.file(), "container_platforms: type", &cp.type);
+    if (s.ok() && c.Has("default")) s = Assign(YamlBool(c.Get("default"), c.file(), "container_platforms: default"), &cp.is_default);
+    if (s.ok()) s = FirstError({c.Modules(&cp.modules), c.Env(&cp.env_vars)});
+    if (!s.ok()) return s;
+    for (const auto& prev : p->container_platforms) {
+      if (prev.type == cp.type)
+        return Status::Error(cp.mark, "container_platforms: '" + cp.type + "' is listed twice (first at " +
+                                          prev.mark.str() + ")");
+      if (prev.is_default && cp.is_default)
+        return Status::Error(cp.mark, "container_platforms: both '" + prev.type + "' and '" + cp.type +
+                                          "' are marked default: true; mark one");
+    }
+    p->container_platforms.push_back(std::move(cp));
+    return Status::OK();
+  });
+  // A container_runtime without an entry of its own: that platform, with
+  // no modules or variables.
+  if (s.ok() && !p->container_runtime.empty() && !p->FindContainerPlatform(p->container_runtime)) {
+    ContainerPlatform cp;
+    cp.type = p->container_runtime;
+    cp.mark = MarkOf(f.Get("container_runtime"), f.file());
+    p->container_platforms.push_back(cp);
+  }
+  return s;
+}
+
 // ReFrame 4.6+ adds the scheduler and launcher to a partition's extras.
 void AddDefaultExtras(Partition* p) {
   if (!p->extras.is_object()) p->extras = nlohmann::json::object();
@@ -282,7 +332,8 @@ Result<Partition> ParsePartition(const Fields& unnamed, const std::string& syste
                   f.List("prepare_cmds", &p.prepare_cmds), f.Env(&p.env_vars), f.Int("max_jobs", &p.max_jobs),
                   f.Duration("time_limit", &p.time_limit_s), f.Object("extras", &p.extras),
                   f.Object("sched_options", &p.sched_options), ParseResources(f, &p.resources),
-                  ParseProcessor(f, &p.processor), ParseDevices(f, &p.devices)});
+                  ParseProcessor(f, &p.processor), ParseDevices(f, &p.devices),
+                  ParseContainerPlatforms(f, &p)});
   if (!s.ok()) return s;
   AddDefaultExtras(&p);
   p.raw = YamlToJson(f.node());

@@ -179,3 +179,59 @@ TEST(ConfigParse, ReframeKeyLists) {
 
 }  // namespace
 }  // namespace hb
+
+namespace hb {
+namespace {
+
+TEST(ConfigParse, ContainerPlatforms) {
+  auto r = Parse(WithPartitionKeys("        container_platforms:\n"
+                                   "          - type: Apptainer\n"
+                                   "            modules: [apptainer/1.3]\n"
+                                   "            env_vars: [[APPTAINER_CACHEDIR, /tmp/cache]]\n"
+                                   "          - type: podman\n"
+                                   "            default: true\n"));
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  const Partition& p = r->systems[0].partitions[0];
+  ASSERT_EQ(p.container_platforms.size(), 2u);
+  EXPECT_EQ(p.container_platforms[0].type, "Apptainer");
+  EXPECT_EQ(p.container_platforms[0].modules, std::vector<std::string>{"apptainer/1.3"});
+  EXPECT_EQ(p.container_platforms[0].env_vars[0].second, "/tmp/cache");
+  EXPECT_EQ(p.container_platforms[1].type, "Podman");  // any case, stored as spelled by hetbench
+  EXPECT_EQ(p.FindContainerPlatform("default")->type, "Podman");
+  EXPECT_EQ(p.FindContainerPlatform("apptainer")->type, "Apptainer");
+}
+
+TEST(ConfigParse, ContainerRuntimeNamesTheDefault) {
+  auto r = Parse(WithPartitionKeys("        container_runtime: Singularity\n"));
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  const Partition& p = r->systems[0].partitions[0];
+  ASSERT_EQ(p.container_platforms.size(), 1u);
+  EXPECT_EQ(p.FindContainerPlatform("")->type, "Singularity");
+}
+
+TEST(ConfigParse, UnknownContainerPlatformNamesKeyAndAllowedValues) {
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        container_platforms:\n"
+                                      "          - type: Dokcer\n")),
+            "site.yaml:9:19: container_platforms: type: unknown container platform 'Dokcer', did you mean "
+            "'Docker'? (known: Apptainer, Docker, Podman, Sarus, Shifter, Singularity)");
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        container_runtime: charliecloud\n")),
+            "site.yaml:8:28: container_runtime: unknown container platform 'charliecloud' (known: Apptainer, "
+            "Docker, Podman, Sarus, Shifter, Singularity)");
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        container_platforms:\n"
+                                      "          - {type: Docker, defualt: true}\n")),
+            "site.yaml:9:28: unknown key 'defualt' in container platform, did you mean 'default'?");
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        container_platforms:\n"
+                                      "          - modules: [x]\n")),
+            "site.yaml:9:13: a container_platforms entry lacks the required key 'type'");
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        container_platforms:\n"
+                                      "          - {type: Docker, default: true}\n"
+                                      "          - {type: Podman, default: true}\n")),
+            "site.yaml:10:13: container_platforms: both 'Docker' and 'Podman' are marked default: true; mark one");
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("        container_platforms:\n"
+                                      "          - {type: Docker}\n"
+                                      "          - {type: docker}\n")),
+            "site.yaml:10:13: container_platforms: 'Docker' is listed twice (first at site.yaml:9:13)");
+}
+
+}  // namespace
+}  // namespace hb

@@ -1,6 +1,7 @@
 #include "config/site_config.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "config/config_yaml.h"
 
@@ -46,6 +47,36 @@ int BestScoped(const Entries& entries, Targets targets_of, Accept accept, const 
 }
 
 }  // namespace
+
+const std::vector<std::string>& ContainerPlatformTypes() {
+  static const std::vector<std::string> kTypes = {"Apptainer", "Docker", "Podman", "Sarus", "Shifter", "Singularity"};
+  return kTypes;
+}
+
+std::string CanonicalContainerPlatform(const std::string& name) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  for (const auto& t : ContainerPlatformTypes())
+    if (lower(t) == lower(name)) return t;
+  return "";
+}
+
+const ContainerPlatform* Partition::FindContainerPlatform(const std::string& name) const {
+  if (container_platforms.empty()) return nullptr;
+  if (name.empty() || name == "default") {
+    for (const auto& c : container_platforms)
+      if (c.is_default) return &c;
+    if (const ContainerPlatform* c = FindContainerPlatform(container_runtime.empty() ? "-" : container_runtime))
+      return c;
+    return &container_platforms.front();
+  }
+  std::string type = CanonicalContainerPlatform(name);
+  for (const auto& c : container_platforms)
+    if (c.type == type) return &c;
+  return nullptr;
+}
 
 const Partition* System::FindPartition(const std::string& name) const {
   for (const auto& p : partitions)

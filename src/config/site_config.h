@@ -46,6 +46,24 @@ struct ResourceTemplate {
   std::vector<std::string> options;
 };
 
+// A `container_platforms` entry of a partition (ReFrame's): a container
+// runtime tests may run their command in, and the modules and variables it
+// needs. See docs/containers.md.
+struct ContainerPlatform {
+  std::string type;  // one of ContainerPlatformTypes(), spelled as there
+  bool is_default = false;
+  std::vector<std::string> modules;
+  EnvVars env_vars;
+  SourceMark mark;
+};
+
+// The container platform types hetbench knows: Apptainer, Docker, Podman,
+// Sarus, Shifter, Singularity.
+const std::vector<std::string>& ContainerPlatformTypes();
+// The type `name` stands for, in any case ("docker" is Docker, as ReFrame's
+// ContainerPlatform.create capitalizes it), or "" when it is none.
+std::string CanonicalContainerPlatform(const std::string& name);
+
 struct Partition {
   std::string name, descr;
   std::string scheduler = "local";
@@ -62,10 +80,19 @@ struct Partition {
   std::vector<ResourceTemplate> resources;
   Processor processor;
   std::vector<Device> devices;
+  // In file order; at most one is_default. container_runtime (ReFrame's
+  // older key) names the default when none is marked.
+  std::vector<ContainerPlatform> container_platforms;
+  std::string container_runtime;
   nlohmann::json extras = nlohmann::json::object();
   nlohmann::json sched_options = nlohmann::json::object();
   nlohmann::json raw = nlohmann::json::object();  // everything as read
   SourceMark mark;  // where the partition is defined (unknown for the embedded config)
+
+  // The platform `name` (any case) configured here, or nullptr. "default"
+  // or "" is the default one: the entry marked `default: true`, else the
+  // one container_runtime names, else the first.
+  const ContainerPlatform* FindContainerPlatform(const std::string& name) const;
 };
 
 struct System {

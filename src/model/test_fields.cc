@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "config/site_config.h"
 #include "model/placeholder.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -129,18 +130,21 @@ Status ParseMaxPendingTime(const YAML::Node& n, const std::string& f, TestSpec* 
   return Status::OK();
 }
 
-Status ParseTimeLimit(const YAML::Node& n, const std::string& f, TestSpec* s) {
-  if (n.IsNull()) {
-    s->time_limit_s.reset();
+// time_limit, build_time_limit: a duration, or null for none.
+Handler Duration(std::optional<double> TestSpec::*field, const std::string& what) {
+  return [field, what](const YAML::Node& n, const std::string& f, TestSpec* s) -> Status {
+    if (n.IsNull()) {
+      (s->*field).reset();
+      return Status::OK();
+    }
+    if (!n.IsScalar()) return Err(n, f, what + ": expected a duration, got " + YamlTypeName(n));
+    auto d = ParseDuration(n.Scalar());
+    if (!d)
+      return Err(n, f, what + ": '" + n.Scalar() +
+                           "' is not a duration; expected seconds (90) or a duration such as 10m, 1h30m or 01:30:00");
+    s->*field = *d;
     return Status::OK();
-  }
-  if (!n.IsScalar()) return Err(n, f, "time_limit: expected a duration, got " + YamlTypeName(n));
-  auto d = ParseDuration(n.Scalar());
-  if (!d)
-    return Err(n, f, "time_limit: '" + n.Scalar() +
-                         "' is not a duration; expected seconds (90) or a duration such as 10m, 1h30m or 01:30:00");
-  s->time_limit_s = *d;
-  return Status::OK();
+  };
 }
 
 // eq/ne/lt/le/gt/ge keys of a sanity or performance entry.
@@ -374,72 +378,189 @@ Status ParseReference(const YAML::Node& n, const std::string& f, TestSpec* s) {
   return Status::OK();
 }
 
+// Keys of the build_system mapping, by kind of value.
+const std::map<std::string, std::string BuildSpec::*>& BuildStrings() {
+  static const std::map<std::string, std::string BuildSpec::*> k = {
+      {"source", &BuildSpec::source},       {"executable", &BuildSpec::executable},
+      {"cc", &BuildSpec::cc},               {"cxx", &BuildSpec::cxx},
+      {"ftn", &BuildSpec::ftn},             {"nvcc", &BuildSpec::nvcc},
+      {"makefile", &BuildSpec::makefile},   {"srcdir", &BuildSpec::srcdir},
+      {"builddir", &BuildSpec::builddir},   {"configuredir", &BuildSpec::configuredir},
+      {"environment", &BuildSpec::environment}, {"install_tree", &BuildSpec::install_tree},
+      {"prefix", &BuildSpec::prefix}};
+  return k;
+}
+const std::map<std::string, std::vector<std::string> BuildSpec::*>& BuildLists() {
+  static const std::map<std::string, std::vector<std::string> BuildSpec::*> k = {
+      {"cppflags", &BuildSpec::cppflags},   {"cflags", &BuildSpec::cflags},
+      {"cxxflags", &BuildSpec::cxxflags},   {"fflags", &BuildSpec::fflags},
+      {"ldflags", &BuildSpec::ldflags},     {"options", &BuildSpec::options},
+      {"targets", &BuildSpec::targets},     {"commands", &BuildSpec::commands},
+      {"config_opts", &BuildSpec::config_opts}, {"make_opts", &BuildSpec::make_opts},
+      {"specs", &BuildSpec::specs},         {"install_opts", &BuildSpec::install_opts},
+      {"easyconfigs", &BuildSpec::easyconfigs}};
+  return k;
+}
+const std::map<std::string, bool BuildSpec::*>& BuildBools() {
+  static const std::map<std::string, bool BuildSpec::*> k = {{"emit_load_cmds", &BuildSpec::emit_load_cmds},
+                                                             {"emit_package", &BuildSpec::emit_package}};
+  return k;
+}
+
+// The build system types (those of build/build_system.cc's
+// BuildSystemNames(), and none).
+const std::vector<std::string>& BuildTypes() {
+  static const std::vector<std::string> k = {"none",      "SingleSource", "Make",      "CMake",
+                                             "Autotools", "Spack",        "EasyBuild", "Custom"};
+  return k;
+}
+
+Status ParseBuildKey(const std::string& key, const YAML::Node& v, const std::string& f, BuildSpec* b) {
+  std::string what = "build_system: " + key;
+  if (auto it = BuildStrings().find(key); it != BuildStrings().end()) {
+    auto r = YamlString(v, f, what);
+    if (r.ok()) b->*(it->second) = *r;
+    return r.status();
+  }
+  if (auto it = BuildLists().find(key); it != BuildLists().end()) {
+    auto r = YamlStringList(v, f, what);
+    if (r.ok()) b->*(it->second) = *r;
+    return r.status();
+  }
+  if (auto it = BuildBools().find(key); it != BuildBools().end()) {
+    auto r = YamlBool(v, f, what);
+    if (r.ok()) b->*(it->second) = *r;
+    return r.status();
+  }
+  if (key == "type") return CheckChoice(v, f, what, BuildTypes(), &b->type);
+  if (key == "lang") return CheckChoice(v, f, what, {"c", "c++", "fortran", "cuda"}, &b->lang);
+  if (key == "package_opts") {
+    if (!v.IsMap()) return Err(v, f, what + ": expected a mapping of option: value, got " + YamlTypeName(v));
+    for (const auto& kv : v) b->package_opts.emplace_back(kv.first.Scalar(), kv.second.Scalar());
+    return Status::OK();
+  }
+  auto r = YamlInt(v, f, what);  // max_concurrency
+  if (r.ok()) b->max_concurrency = static_cast<int>(*r);
+  return r.status();
+}
+
 Status ParseBuild(const YAML::Node& n, const std::string& f, TestSpec* s) {
-  static const std::vector<std::string> kTypesB = {"none", "SingleSource", "Make", "CMake", "Custom"};
-  static const std::vector<std::string> kKeys = {
-      "type",    "source",  "executable", "lang",    "cppflags", "cflags",  "cxxflags", "fflags",
-      "ldflags", "cc",      "cxx",        "ftn",     "nvcc",     "makefile", "options", "targets",
-      "srcdir",  "builddir", "max_concurrency", "commands"};
+  static const std::vector<std::string> kKeys = [] {
+    std::vector<std::string> k = {"type", "lang", "package_opts", "max_concurrency"};
+    for (const auto& [name, m] : BuildStrings()) k.push_back(name);
+    for (const auto& [name, m] : BuildLists()) k.push_back(name);
+    for (const auto& [name, m] : BuildBools()) k.push_back(name);
+    return k;
+  }();
   BuildSpec& b = s->build;
   b = BuildSpec();
   b.mark = MarkOf(n, f);
   if (n.IsNull()) return Status::OK();
   if (n.IsScalar()) {  // shorthand: build_system: Make
     std::string type;
-    Status st = CheckChoice(n, f, "build_system", kTypesB, &type);
+    Status st = CheckChoice(n, f, "build_system", BuildTypes(), &type);
     b.type = type == "none" ? "" : type;
     return st;
   }
   if (!n.IsMap()) return Err(n, f, "build_system: expected a mapping such as {type: SingleSource, source: x.c}");
   for (const auto& kv : n) {
     std::string key = kv.first.Scalar();
-    const YAML::Node& v = kv.second;
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
       return Err(kv.first, f, "build_system: unknown key '" + key + "'" + DidYouMean(key, kKeys));
-    std::string what = "build_system: " + key;
-    Status st;
-    auto str = [&](std::string* out) -> Status {
-      auto r = YamlString(v, f, what);
-      if (r.ok()) *out = *r;
-      return r.status();
-    };
-    auto list = [&](std::vector<std::string>* out) -> Status {
-      auto r = YamlStringList(v, f, what);
-      if (r.ok()) *out = *r;
-      return r.status();
-    };
-    if (key == "type") st = CheckChoice(v, f, what, kTypesB, &b.type);
-    else if (key == "source") st = str(&b.source);
-    else if (key == "executable") st = str(&b.executable);
-    else if (key == "lang") st = CheckChoice(v, f, what, {"c", "c++", "fortran", "cuda"}, &b.lang);
-    else if (key == "cppflags") st = list(&b.cppflags);
-    else if (key == "cflags") st = list(&b.cflags);
-    else if (key == "cxxflags") st = list(&b.cxxflags);
-    else if (key == "fflags") st = list(&b.fflags);
-    else if (key == "ldflags") st = list(&b.ldflags);
-    else if (key == "cc") st = str(&b.cc);
-    else if (key == "cxx") st = str(&b.cxx);
-    else if (key == "ftn") st = str(&b.ftn);
-    else if (key == "nvcc") st = str(&b.nvcc);
-    else if (key == "makefile") st = str(&b.makefile);
-    else if (key == "options") st = list(&b.options);
-    else if (key == "targets") st = list(&b.targets);
-    else if (key == "srcdir") st = str(&b.srcdir);
-    else if (key == "builddir") st = str(&b.builddir);
-    else if (key == "commands") st = list(&b.commands);
-    else if (key == "max_concurrency") {
-      auto r = YamlInt(v, f, what);
-      if (r.ok()) b.max_concurrency = static_cast<int>(*r);
-      st = r.status();
-    }
+    Status st = ParseBuildKey(key, kv.second, f, &b);
     if (!st.ok()) return st;
   }
-  if (b.type.empty()) return Err(n, f, "build_system: 'type' is required (one of " + Join(kTypesB, ", ") + ")");
+  if (b.type.empty()) return Err(n, f, "build_system: 'type' is required (one of " + Join(BuildTypes(), ", ") + ")");
   if (b.type == "none") b.type = "";
   if (b.type == "SingleSource" && b.source.empty())
     return Err(n, f, "build_system: SingleSource needs 'source', the file to compile");
   if (b.type == "Custom" && b.commands.empty())
     return Err(n, f, "build_system: Custom needs 'commands', the shell commands that build the test");
+  if (b.type == "EasyBuild" && b.easyconfigs.empty())
+    return Err(n, f, "build_system: EasyBuild needs 'easyconfigs', the easyconfig files to build");
+  return Status::OK();
+}
+
+// A list of [host path, container path] pairs (ReFrame's mount_points).
+Status ParseMountPoints(const YAML::Node& v, const std::string& f, ContainerSpec* c) {
+  const std::string what = "container_platform: mount_points";
+  if (!v.IsSequence()) return Err(v, f, what + ": expected a list of [host path, container path], got " + YamlTypeName(v));
+  for (const auto& m : v) {
+    if (!m.IsSequence() || m.size() != 2 || !m[0].IsScalar() || !m[1].IsScalar())
+      return Err(m, f, what + ": expected [host path, container path], got " + YamlTypeName(m));
+    c->mount_points.emplace_back(m[0].Scalar(), m[1].Scalar());
+  }
+  return Status::OK();
+}
+
+// A platform name: a type of ContainerPlatformTypes() in any case, or "default".
+Status ParsePlatformName(const YAML::Node& v, const std::string& f, const std::string& what, std::string* out) {
+  auto r = YamlString(v, f, what);
+  if (!r.ok()) return r.status();
+  if (*r == "default" || r->empty()) {
+    *out = "";
+    return Status::OK();
+  }
+  *out = CanonicalContainerPlatform(*r);
+  if (!out->empty()) return Status::OK();
+  const auto& known = ContainerPlatformTypes();
+  return Err(v, f, what + ": unknown container platform '" + *r + "'" + DidYouMean(*r, known) + " (known: " +
+                       Join(known, ", ") + ", or default for the partition's default)");
+}
+
+Status ParseContainerKey(const std::string& key, const YAML::Node& v, const std::string& f, ContainerSpec* c) {
+  std::string what = "container_platform: " + key;
+  auto str = [&](std::string* out) {
+    auto r = v.IsNull() ? Result<std::string>(std::string()) : YamlString(v, f, what);
+    if (r.ok()) *out = *r;
+    return r.status();
+  };
+  auto flag = [&](bool* out) {
+    auto r = YamlBool(v, f, what);
+    if (r.ok()) *out = *r;
+    return r.status();
+  };
+  if (key == "type") return ParsePlatformName(v, f, what, &c->platform);
+  if (key == "image") return str(&c->image);
+  if (key == "mount_stagedir") return str(&c->mount_stagedir);
+  if (key == "workdir") return str(&c->workdir);
+  if (key == "pull_image") return flag(&c->pull_image);
+  if (key == "with_mpi") return flag(&c->with_mpi);
+  if (key == "with_cuda") return flag(&c->with_cuda);
+  if (key == "mount_points") return ParseMountPoints(v, f, c);
+  if (key == "options") {
+    auto r = YamlStringList(v, f, what);
+    if (r.ok()) c->options = *r;
+    return r.status();
+  }
+  std::string command;  // command
+  Status st = str(&command);
+  if (st.ok()) c->command = command;
+  return st;
+}
+
+// container_platform: a platform name ("default": the partition's), or a
+// mapping {type, image, command, mount_points, mount_stagedir, workdir,
+// options, pull_image, with_mpi, with_cuda}; null turns it off.
+Status ParseContainer(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  static const std::vector<std::string> kKeys = {"type",    "image",   "command",    "mount_points", "mount_stagedir",
+                                                 "workdir", "options", "pull_image", "with_mpi",     "with_cuda"};
+  ContainerSpec& c = s->container;
+  c = ContainerSpec();
+  c.mark = MarkOf(n, f);
+  if (n.IsNull()) return Status::OK();
+  c.enabled = true;
+  if (n.IsScalar()) return ParsePlatformName(n, f, "container_platform", &c.platform);
+  if (!n.IsMap())
+    return Err(n, f, "container_platform: expected a platform name or a mapping such as {type: Apptainer, "
+                     "command: ...}, got " + YamlTypeName(n));
+  for (const auto& kv : n) {
+    std::string key = kv.first.Scalar();
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+      return Err(kv.first, f, "container_platform: unknown key '" + key + "'" + DidYouMean(key, kKeys));
+    Status st = ParseContainerKey(key, kv.second, f, &c);
+    if (!st.ok()) return st;
+  }
   return Status::OK();
 }
 
@@ -534,7 +655,10 @@ const std::map<std::string, Handler>& Handlers() {
       {"num_cpus_per_task", Count(&TestSpec::num_cpus_per_task, "num_cpus_per_task", 1)},
       {"num_gpus_per_node", Count(&TestSpec::num_gpus_per_node, "num_gpus_per_node", 0)},
       {"num_devices_per_node", ParseDevices},
-      {"time_limit", ParseTimeLimit},
+      {"time_limit", Duration(&TestSpec::time_limit_s, "time_limit")},
+      {"build_time_limit", Duration(&TestSpec::build_time_limit_s, "build_time_limit")},
+      {"build_locally", Bool(&TestSpec::build_locally, "build_locally")},
+      {"container_platform", ParseContainer},
       {"max_pending_time", ParseMaxPendingTime},
       {"exclusive_access", Bool(&TestSpec::exclusive_access, "exclusive_access")},
       {"exclusive", Bool(&TestSpec::exclusive_access, "exclusive")},
@@ -594,7 +718,9 @@ Status ParseTestFields(const FieldMap& fields, TestSpec* spec) {
     }
     spec->executable = "./" + exe;
   }
-  if (spec->executable.empty() && !spec->abstract) {
+  // A container test may run the image's own command (ReFrame's
+  // `singularity run IMAGE`).
+  if (spec->executable.empty() && !spec->abstract && !spec->container.enabled) {
     SourceMark m = spec->mark;
     return Status::Error(m, "test '" + spec->name + "' has no 'executable' (the program to run)");
   }

@@ -300,3 +300,91 @@ TEST(Expand, TagsAndExcludes) {
 
 }  // namespace
 }  // namespace hb
+
+namespace hb {
+namespace {
+
+TEST(TestLoader, ContainerPlatformMapping) {
+  auto r = LoadTestsFromString("name: c\n"
+                               "image: ubuntu:22.04\n"
+                               "container_platform:\n"
+                               "  type: apptainer\n"
+                               "  command: bash -c 'cat /etc/os-release'\n"
+                               "  mount_points: [[/scratch, /data]]\n"
+                               "  options: [--cleanenv]\n"
+                               "  pull_image: false\n"
+                               "  workdir: /w\n"
+                               "  mount_stagedir: /s\n",
+                               "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  const ContainerSpec& c = r->specs[0]->container;
+  EXPECT_TRUE(c.enabled);
+  EXPECT_EQ(c.platform, "Apptainer");
+  EXPECT_EQ(*c.command, "bash -c 'cat /etc/os-release'");
+  EXPECT_EQ(c.mount_points, (std::vector<std::pair<std::string, std::string>>{{"/scratch", "/data"}}));
+  EXPECT_EQ(c.options, std::vector<std::string>{"--cleanenv"});
+  EXPECT_FALSE(c.pull_image);
+  EXPECT_EQ(c.workdir, "/w");
+  EXPECT_EQ(c.mount_stagedir, "/s");
+  EXPECT_EQ(r->specs[0]->image, "ubuntu:22.04");
+  EXPECT_TRUE(r->specs[0]->executable.empty());  // the container test needs no executable
+}
+
+TEST(TestLoader, ContainerPlatformShorthandAndDefault) {
+  auto r = LoadTestsFromString("name: c\nexecutable: ./a\ncontainer_platform: default\n", "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_TRUE(r->specs[0]->container.enabled);
+  EXPECT_EQ(r->specs[0]->container.platform, "");
+  EXPECT_FALSE(r->specs[0]->container.command.has_value());
+}
+
+TEST(TestLoaderErrors, UnknownContainerPlatform) {
+  Status st = LoadError("name: a\nexecutable: x\ncontainer_platform: Dockr\n");
+  EXPECT_EQ(st.str(), "t.yaml:3:21: container_platform: unknown container platform 'Dockr', did you mean "
+                      "'Docker'? (known: Apptainer, Docker, Podman, Sarus, Shifter, Singularity, or default for "
+                      "the partition's default)");
+  st = LoadError("name: a\nexecutable: x\ncontainer_platform: {type: Docker, mount_points: [/a]}\n");
+  EXPECT_EQ(st.str(), "t.yaml:3:51: container_platform: mount_points: expected [host path, container path], "
+                      "got a scalar '/a'");
+}
+
+TEST(TestLoader, BuildSystemsAndBuildJob) {
+  auto r = LoadTestsFromString("name: s\n"
+                               "executable: zlib-test\n"
+                               "build_locally: false\n"
+                               "build_time_limit: 30m\n"
+                               "build_system:\n"
+                               "  type: Spack\n"
+                               "  specs: [zlib@1.3.1]\n"
+                               "  install_opts: [--fresh]\n"
+                               "  emit_load_cmds: false\n"
+                               "---\n"
+                               "name: e\n"
+                               "executable: x\n"
+                               "build_system: {type: EasyBuild, easyconfigs: [z.eb], package_opts: {type: rpm}}\n"
+                               "---\n"
+                               "name: a\n"
+                               "executable: x\n"
+                               "build_system: {type: Autotools, config_opts: [--with-x], make_opts: [all]}\n",
+                               "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_FALSE(r->specs[0]->build_locally);
+  EXPECT_EQ(r->specs[0]->build_time_limit_s.value_or(0), 1800);
+  EXPECT_EQ(r->specs[0]->build.specs, std::vector<std::string>{"zlib@1.3.1"});
+  EXPECT_FALSE(r->specs[0]->build.emit_load_cmds);
+  EXPECT_EQ(r->specs[1]->build.easyconfigs, std::vector<std::string>{"z.eb"});
+  EXPECT_EQ(r->specs[1]->build.package_opts[0].second, "rpm");
+  EXPECT_EQ(r->specs[2]->build.config_opts, std::vector<std::string>{"--with-x"});
+  EXPECT_TRUE(r->specs[2]->build_locally);
+}
+
+TEST(TestLoaderErrors, UnknownBuildSystem) {
+  Status st = LoadError("name: a\nexecutable: x\nbuild_system:\n  type: autotool\n");
+  EXPECT_EQ(st.str(), "t.yaml:4:9: build_system: type: 'autotool' is not one of none, SingleSource, Make, CMake, "
+                      "Autotools, Spack, EasyBuild, Custom, did you mean 'Autotools'?");
+  st = LoadError("name: a\nexecutable: x\nbuild_system: {type: EasyBuild}\n");
+  EXPECT_EQ(st.str(), "t.yaml:3:15: build_system: EasyBuild needs 'easyconfigs', the easyconfig files to build");
+}
+
+}  // namespace
+}  // namespace hb

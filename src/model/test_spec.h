@@ -19,7 +19,8 @@ namespace hb {
 
 using StringPairs = std::vector<std::pair<std::string, std::string>>;
 
-// build_system: {type: SingleSource|Make|CMake|Custom|none, ...}
+// build_system: {type: SingleSource|Make|CMake|Autotools|Spack|EasyBuild|
+// Custom|none, ...} (docs/build-systems.md)
 struct BuildSpec {
   std::string type;  // "" = no build stage
   std::string source;             // SingleSource
@@ -28,12 +29,45 @@ struct BuildSpec {
   std::vector<std::string> cppflags, cflags, cxxflags, fflags, ldflags;
   std::string cc, cxx, ftn, nvcc;  // override the environment's compilers
   std::string makefile;           // Make
-  std::vector<std::string> options;     // Make variables / CMake -D options
+  std::vector<std::string> options;     // Make variables / CMake -D options / eb options
   std::vector<std::string> targets;     // Make / CMake targets
   std::string srcdir;             // sub-folder of the stage directory
-  std::string builddir;           // CMake build folder (default "build")
+  std::string builddir;           // CMake build folder (default "build"); Autotools: out of source
   int max_concurrency = 0;        // make -j N (0 = number of CPUs)
   std::vector<std::string> commands;    // Custom: shell commands as written
+  // Autotools
+  std::vector<std::string> config_opts, make_opts;
+  std::string configuredir = ".";  // where `configure` is, relative to srcdir
+  // Spack
+  std::string environment;         // "" = create rfm_spack_env in the stage directory
+  std::vector<std::string> specs, install_opts;
+  std::string install_tree;        // "" = opt/spack for a created environment
+  bool emit_load_cmds = true;
+  // EasyBuild
+  std::vector<std::string> easyconfigs;
+  bool emit_package = false;
+  StringPairs package_opts;        // --package-KEY=VALUE
+  std::string prefix = "easybuild";  // relative to the stage directory
+  SourceMark mark;
+};
+
+// container_platform: the container the test's command runs in (ReFrame's
+// RegressionTest.container_platform), on partitions that configure
+// container_platforms. See docs/containers.md.
+struct ContainerSpec {
+  bool enabled = false;
+  std::string platform;  // "" or "default": the partition's default platform
+  std::string image;     // "" = the test's `image`, else its environment's
+  // Shell text run inside the container. Unset: the test's executable and
+  // executable_opts, or, without an executable, the image's own command.
+  std::optional<std::string> command;
+  std::vector<std::pair<std::string, std::string>> mount_points;  // host path, container path
+  std::string mount_stagedir = "/rfm_workdir";  // "" = do not mount the stage directory
+  std::string workdir = "/rfm_workdir";         // "" = the image's
+  std::vector<std::string> options;             // runtime options as shell words
+  bool pull_image = true;
+  bool with_mpi = false;   // Sarus, Shifter: --mpi
+  bool with_cuda = false;  // Singularity, Apptainer: --nv even without GPUs asked for
   SourceMark mark;
 };
 
@@ -54,6 +88,9 @@ struct TestSpec {
   std::vector<std::string> prerun_cmds, postrun_cmds;
   std::string sourcesdir;  // absolute, or "" for none
   BuildSpec build;
+  bool build_locally = true;  // false: the build is a job of the partition's scheduler
+  std::optional<double> build_time_limit_s;
+  ContainerSpec container;
   int num_tasks = 1, num_tasks_per_node = 0, num_cpus_per_task = 0, num_gpus_per_node = 0;
   std::map<std::string, int> num_devices_per_node;  // generic devices, e.g. {ipu: 4}
   std::optional<double> time_limit_s;
@@ -67,7 +104,7 @@ struct TestSpec {
   // reference key (sys:part, sys:*, *) -> variable -> Reference
   std::vector<std::pair<std::string, std::map<std::string, Reference>>> reference;
   std::vector<std::string> depends_on;
-  std::string image;     // container image (container backends: k8s)
+  std::string image;     // container image (container_platform, and the k8s backend's pod)
   // The `k8s` block as written: Kubernetes settings that override the
   // partition's sched_options (node_selector, tolerations, manifest...).
   nlohmann::json k8s = nlohmann::json::object();

@@ -13,6 +13,7 @@
 #include "check/performance.h"
 #include "check/reference.h"
 #include "check/sanity.h"
+#include "launch/container.h"
 #include "launch/launcher.h"
 #include "model/placeholder.h"
 #include "run/script.h"
@@ -289,7 +290,7 @@ bool Executor::CanStart(const Task& t) const {
   auto it = partition_load_.find(t.tc->system + ":" + t.tc->partition);
   int load = it == partition_load_.end() ? 0 : it->second;
   if (load >= std::max(1, t.part->max_jobs)) return false;
-  bool local = t.part->scheduler == "local" || !t.tc->spec->build.type.empty();
+  bool local = t.part->scheduler == "local" || (!t.tc->spec->build.type.empty() && t.tc->spec->build_locally);
   return !local || local_load_ < opts_.max_local_jobs;
 }
 
@@ -485,49 +486,83 @@ std::vector<std::string> Executor::FilesChecksRead(const Task& t) const {
 
 Status Executor::SubmitBuild(Task* t) {
   const TestSpec& s = *t->tc->spec;
-  BuildSpec b = s.build;
-  auto expand_all = [&](std::vector<std::string>* v) {
-    for (auto& x : *v) x = Expand(*t, x, true);
-  };
-  for (auto* v : {&b.cppflags, &b.cflags, &b.cxxflags, &b.fflags, &b.ldflags, &b.options, &b.targets, &b.commands})
-    expand_all(v);
-  b.source = Expand(*t, b.source, false);
-  b.executable = Expand(*t, b.executable, false);
-  b.srcdir = Expand(*t, b.srcdir, false);
-  auto cmds = BuildCommands(b, *t->env);
+  BuildSpec b = ExpandedBuild(*t);
+  auto cmds = BuildCommands(b, *t->env, t->stagedir);
   if (!cmds.ok()) return cmds.status();
 
   auto env = ConfigEnv(session_.system(), *t->part, t->env);
   std::vector<std::string> prepare = t->part->prepare_cmds;
   if (t->env) prepare.insert(prepare.end(), t->env->prepare_cmds.begin(), t->env->prepare_cmds.end());
-  std::string script = BuildScript(t->stagedir, env, prepare, *cmds);
   std::string path = JoinPath(t->stagedir, kBuildScript);
-  Status st = WriteFile(path, script);
-  if (!st.ok()) return st;
   // Where hetbench's host is not where the job runs (Kubernetes), the build
   // runs first inside the job itself, in the same container.
   if (BuildsInJob(*t->part)) t->build_in_job = path;
-  if (opts_.dry_run || BuildsInJob(*t->part)) return SubmitRun(t);
-
+  // build_locally: false makes the build a job of the partition's own
+  // scheduler (ReFrame's), with its access options and -J options.
+  bool remote = !s.build_locally && !BuildsInJob(*t->part);
   std::string err;
-  Partition local_part;  // builds run locally
-  Scheduler* local = SchedulerFor(local_part, &err);
-  if (!local) return Status::Error(err);
+  Partition local_part;
+  Scheduler* sched = SchedulerFor(remote ? *t->part : local_part, &err);
+  if (!sched) return Status::Error(err);
   t->job = Job();
   t->job.name = "hb_build_" + s.name;
   t->job.workdir = t->stagedir;
   t->job.script_path = path;
   t->job.stdout_path = JoinPath(t->stagedir, kBuildOut);
   t->job.stderr_path = JoinPath(t->stagedir, kBuildErr);
-  t->job.time_limit_s = 0;
-  st = local->Submit(&t->job);
+  t->job.time_limit_s = s.build_time_limit_s.value_or(0);
+  if (remote) {
+    t->job.options = t->part->access;
+    t->job.options.insert(t->job.options.end(), opts_.job_options.begin(), opts_.job_options.end());
+  }
+  Status st = WriteFile(path, BuildScript(t->stagedir, env, prepare, *cmds,
+                                          remote ? sched->Directives(t->job) : std::vector<std::string>()));
   if (!st.ok()) return st;
-  t->sched = local;
+  if (opts_.dry_run || BuildsInJob(*t->part)) return SubmitRun(t);
+
+  st = sched->Submit(&t->job);
+  if (!st.ok()) return st;
+  t->sched = sched;
   t->phase = Task::Phase::kBuilding;
-  if (!t->local_slot) {
+  if (!remote && !t->local_slot) {
     t->local_slot = true;
     ++local_load_;
   }
+  return Status::OK();
+}
+
+// The test's build_system with its placeholders expanded: list items
+// quoted (shell words), single paths literal.
+BuildSpec Executor::ExpandedBuild(const Task& t) const {
+  BuildSpec b = t.tc->spec->build;
+  for (auto* v : {&b.cppflags, &b.cflags, &b.cxxflags, &b.fflags, &b.ldflags, &b.options, &b.targets, &b.commands,
+                  &b.config_opts, &b.make_opts, &b.specs, &b.install_opts, &b.easyconfigs})
+    for (auto& x : *v) x = Expand(t, x, true);
+  for (auto* v : {&b.source, &b.executable, &b.srcdir, &b.builddir, &b.environment, &b.install_tree, &b.prefix})
+    *v = Expand(t, *v, false);
+  return b;
+}
+
+// A test with container_platform set runs its command inside the image on
+// this partition's container platform (docs/containers.md); on Kubernetes
+// the image is the pod's and nothing is wrapped.
+Status Executor::AddContainer(const Task& t, const std::string& image, ScriptParts* p) const {
+  const TestSpec& s = *t.tc->spec;
+  if (!s.container.enabled || BuildsInJob(*t.part)) return Status::OK();
+  ContainerSpec c = s.container;
+  if (c.command) c.command = Expand(t, *c.command, true);
+  std::vector<std::string> words = {p->executable};
+  if (!p->executable.empty()) words.insert(words.end(), p->executable_opts.begin(), p->executable_opts.end());
+  auto lines = ContainerFor(c, image, *t.part, t.tc->system + ":" + t.tc->partition, s.num_gpus_per_node,
+                            t.stagedir, Join(words, " "));
+  if (!lines.ok()) return lines.status();
+  // ReFrame: the launch command replaces the executable and its options;
+  // image pulls follow the test's prerun_cmds. The platform's modules are
+  // loaded with the partition's when module systems are wired in.
+  p->executable = lines->command;
+  p->executable_opts.clear();
+  p->prerun_cmds.insert(p->prerun_cmds.end(), lines->prepare_cmds.begin(), lines->prepare_cmds.end());
+  p->env.insert(p->env.end(), lines->env_vars.begin(), lines->env_vars.end());
   return Status::OK();
 }
 
@@ -555,8 +590,10 @@ Status Executor::SubmitRun(Task* t) {
   job.max_pending_time_s = s.max_pending_time_s;
   job.num_devices_per_node = s.num_devices_per_node;
   if (const std::string* node = c.Param(kNodeParam)) job.pin_nodes = *node;
-  // For backends that run the job away from this host (Kubernetes).
-  job.image = !s.image.empty() ? Expand(*t, s.image, false) : (t->env ? t->env->image : "");
+  // The container image: container_platform's, the test's, the
+  // environment's. Kubernetes runs the job in it as the pod's image.
+  std::string image = !s.container.image.empty() ? s.container.image : s.image;
+  job.image = !image.empty() ? Expand(*t, image, false) : (t->env ? t->env->image : "");
   job.build_script_path = t->build_in_job;
   job.fetch_files = FilesChecksRead(*t);
   job.session_id = session_.id;
@@ -576,13 +613,18 @@ Status Executor::SubmitRun(Task* t) {
   for (const auto& [k, v] : s.env_vars) p.env.emplace_back(k, Expand(*t, v, true));
   p.prepare_cmds = t->part->prepare_cmds;
   if (t->env) p.prepare_cmds.insert(p.prepare_cmds.end(), t->env->prepare_cmds.begin(), t->env->prepare_cmds.end());
+  auto build_out = ReadFile(JoinPath(t->stagedir, kBuildOut));
+  for (const auto& cmd : RunPrepareCommands(ExpandedBuild(*t), t->stagedir, build_out.ok() ? *build_out : ""))
+    p.prepare_cmds.push_back(cmd);
   for (const auto& cmd : s.prerun_cmds) p.prerun_cmds.push_back(Expand(*t, cmd, true));
   std::string prefix = (*launcher)->Prefix(job);
   if (!prefix.empty()) p.launcher = {prefix};
   p.executable = Expand(*t, s.executable, true);
   for (const auto& o : s.executable_opts) p.executable_opts.push_back(Expand(*t, o, true));
   for (const auto& cmd : s.postrun_cmds) p.postrun_cmds.push_back(Expand(*t, cmd, true));
-  Status st = WriteFile(job.script_path, RunScript(p));
+  Status st = AddContainer(*t, job.image, &p);
+  if (!st.ok()) return st;
+  st = WriteFile(job.script_path, RunScript(p));
   if (!st.ok()) return st;
 
   if (opts_.dry_run) {
@@ -668,9 +710,10 @@ void Executor::OnJobDone(Task* t) {
   }
   if (building) {
     if (js.exit_code != 0) {
-      std::string last = LastLine(t->job.stderr_path);
+      auto err = ReadFile(t->job.stderr_path);
+      std::string why = BuildFailureReason(err.ok() ? *err : "");
       Finish(t, "fail", "build",
-             "exit code " + std::to_string(js.exit_code) + (last.empty() ? "" : ": " + last) + " (log: " +
+             "exit code " + std::to_string(js.exit_code) + (why.empty() ? "" : ": " + why) + " (log: " +
                  JoinPath(t->outputdir, kBuildErr) + ")");
       return;
     }

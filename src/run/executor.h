@@ -20,6 +20,7 @@
 
 #include "results/case_result.h"
 #include "run/console.h"
+#include "run/script.h"
 #include "run/session.h"
 #include "sched/scheduler.h"
 
@@ -72,6 +73,8 @@ class Executor {
   Status Setup(Task* t);
   Status SubmitBuild(Task* t);
   Status SubmitRun(Task* t);
+  BuildSpec ExpandedBuild(const Task& t) const;
+  Status AddContainer(const Task& t, const std::string& image, ScriptParts* p) const;
   void OnJobDone(Task* t);
   void CheckRun(Task* t);
   void Finish(Task* t, const std::string& result, const std::string& stage, const std::string& reason);

@@ -40,9 +40,12 @@ std::string RunScript(const ScriptParts& p) {
 }
 
 std::string BuildScript(const std::string& workdir, const std::vector<std::pair<std::string, std::string>>& env,
-                        const std::vector<std::string>& prepare_cmds, const std::vector<std::string>& commands) {
+                        const std::vector<std::string>& prepare_cmds, const std::vector<std::string>& commands,
+                        const std::vector<std::string>& directives) {
   std::string s;
   Header(&s, "/bin/bash");
+  Lines(&s, directives);
+  if (!directives.empty()) s += "\n";
   s += "_hb_onerror() {\n"
        "  _hb_status=$?\n"
        "  echo \"hetbench: build command failed with exit code $_hb_status: $BASH_COMMAND\" >&2\n"

@@ -36,8 +36,10 @@ struct ScriptParts {
 std::string RunScript(const ScriptParts& p);
 
 // The build script: set -e semantics, so the first failing command fails
-// the build and names itself on stderr.
+// the build and names itself on stderr. `directives` are the scheduler's
+// lines when the build is a batch job (build_locally: false).
 std::string BuildScript(const std::string& workdir, const std::vector<std::pair<std::string, std::string>>& env,
-                        const std::vector<std::string>& prepare_cmds, const std::vector<std::string>& commands);
+                        const std::vector<std::string>& prepare_cmds, const std::vector<std::string>& commands,
+                        const std::vector<std::string>& directives = {});
 
 }  // namespace hb
