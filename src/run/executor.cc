@@ -15,6 +15,7 @@
 #include "check/sanity.h"
 #include "launch/launcher.h"
 #include "model/placeholder.h"
+#include "run/module_system.h"
 #include "run/script.h"
 #include "sched/local_scheduler.h"
 #include "sched/scheduler_factory.h"
@@ -268,6 +269,7 @@ void Executor::FillIdentity(const Task& t, CaseResult* r) {
   r->repetition = t.rep;
   const TestSpec& s = *c.spec;
   r->env_vars = s.env_vars;
+  r->modules = ModuleNames(s.modules);
   r->extra_resources = s.extra_resources;
   r->exclusive_access = s.exclusive_access;
   r->num_tasks = s.num_tasks;
@@ -446,18 +448,13 @@ const std::string& HetbenchBinDir() {
 }
 
 // Every job sees HETBENCH_BIN_DIR and finds hetbench's benchmark programs
-// first in PATH; then the system's, partition's and environment's variables
-// (which may override both).
-std::vector<std::pair<std::string, std::string>> ConfigEnv(const System& sys, const Partition& p,
-                                                           const Environment* e) {
+// first in PATH (the configuration's variables may override both).
+std::vector<std::pair<std::string, std::string>> HetbenchEnv() {
   std::vector<std::pair<std::string, std::string>> env;
   if (!HetbenchBinDir().empty()) {
     env.emplace_back("HETBENCH_BIN_DIR", ShellQuote(HetbenchBinDir()));
     env.emplace_back("PATH", "\"$HETBENCH_BIN_DIR:$PATH\"");
   }
-  env.insert(env.end(), sys.env_vars.begin(), sys.env_vars.end());
-  env.insert(env.end(), p.env_vars.begin(), p.env_vars.end());
-  if (e) env.insert(env.end(), e->env_vars.begin(), e->env_vars.end());
   return env;
 }
 }  // namespace
@@ -497,10 +494,11 @@ Status Executor::SubmitBuild(Task* t) {
   auto cmds = BuildCommands(b, *t->env);
   if (!cmds.ok()) return cmds.status();
 
-  auto env = ConfigEnv(session_.system(), *t->part, t->env);
+  auto environ = EnvironLines(*t);
+  if (!environ.ok()) return environ.status();
   std::vector<std::string> prepare = t->part->prepare_cmds;
   if (t->env) prepare.insert(prepare.end(), t->env->prepare_cmds.begin(), t->env->prepare_cmds.end());
-  std::string script = BuildScript(t->stagedir, env, prepare, *cmds);
+  std::string script = BuildScript(t->stagedir, HetbenchEnv(), prepare, *environ, *cmds);
   std::string path = JoinPath(t->stagedir, kBuildScript);
   Status st = WriteFile(path, script);
   if (!st.ok()) return st;
@@ -572,8 +570,10 @@ Status Executor::SubmitRun(Task* t) {
   ScriptParts p;
   p.directives = sched->Directives(job);
   p.workdir = t->stagedir;
-  p.env = ConfigEnv(session_.system(), *t->part, t->env);
-  for (const auto& [k, v] : s.env_vars) p.env.emplace_back(k, Expand(*t, v, true));
+  p.env = HetbenchEnv();
+  auto environ = EnvironLines(*t);
+  if (!environ.ok()) return environ.status();
+  p.environ = std::move(environ).value();
   p.prepare_cmds = t->part->prepare_cmds;
   if (t->env) p.prepare_cmds.insert(p.prepare_cmds.end(), t->env->prepare_cmds.begin(), t->env->prepare_cmds.end());
   for (const auto& cmd : s.prerun_cmds) p.prerun_cmds.push_back(Expand(*t, cmd, true));
@@ -605,6 +605,20 @@ Status Executor::SubmitRun(Task* t) {
     --local_load_;
   }
   return Status::OK();
+}
+
+// The modules and variables of the system, partition, environment and test,
+// in that order (run/module_system.h); the test's may hold placeholders.
+Result<std::vector<std::string>> Executor::EnvironLines(const Task& t) const {
+  const System& sys = session_.system();
+  std::vector<EnvLevel> levels = {{sys.modules, sys.env_vars}, {t.part->modules, t.part->env_vars}};
+  if (t.env) levels.push_back({t.env->modules, t.env->env_vars});
+  EnvLevel test{t.tc->spec->modules, {}};
+  for (auto& m : test.modules)
+    for (std::string* field : {&m.name, &m.path, &m.swap}) *field = Expand(t, *field, false);
+  for (const auto& [k, v] : t.tc->spec->env_vars) test.env_vars.emplace_back(k, Expand(t, v, true));
+  levels.push_back(std::move(test));
+  return EnvironmentLines(sys.modules_system, levels);
 }
 
 // The partition's `resources` templates that the test asks for, filled in:
@@ -668,6 +682,7 @@ void Executor::OnJobDone(Task* t) {
   }
   if (building) {
     if (js.exit_code != 0) {
+      if (auto why = ModuleFailure(t->job.stderr_path)) return Finish(t, "fail", "build", *why);
       std::string last = LastLine(t->job.stderr_path);
       Finish(t, "fail", "build",
              "exit code " + std::to_string(js.exit_code) + (last.empty() ? "" : ": " + last) + " (log: " +
@@ -694,6 +709,9 @@ void Executor::CheckRun(Task* t) {
   bool exit_code_checked = std::any_of(s.sanity.begin(), s.sanity.end(), [](const SanitySpec& x) {
     return x.kind == SanitySpec::Kind::kExitCode;
   });
+  if (r.exit_code != 0) {
+    if (auto why = ModuleFailure(t->job.stderr_path)) return Finish(t, "fail", "run", *why);
+  }
   if (r.exit_code != 0 && !exit_code_checked) {
     std::string last = LastLine(t->job.stderr_path);
     Finish(t, "fail", "run",

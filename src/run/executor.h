@@ -83,6 +83,7 @@ class Executor {
   void CancelPending(const std::string& why);
   Scheduler* SchedulerFor(const Partition& part, std::string* err);
   Result<std::vector<std::string>> ResourceOptions(const Task& t) const;
+  Result<std::vector<std::string>> EnvironLines(const Task& t) const;
   void PrintNotices();
   std::optional<std::string> Lookup(const Task& t, const std::string& name) const;
   std::string Expand(const Task& t, const std::string& text, bool quote) const;
