@@ -56,7 +56,62 @@ Result<ModuleSpec> ParseMapping(const YAML::Node& n, const std::string& file, co
   return m;
 }
 
+// Appends the real modules `name` stands for; `seen` holds the names being
+// expanded, to find cycles.
+Status Resolve(const std::string& name, const ModuleMappings& mappings, std::vector<std::string>* seen,
+               std::vector<std::string>* out) {
+  auto it = mappings.find(name);
+  if (it == mappings.end()) {
+    out->push_back(name);
+    return Status::OK();
+  }
+  if (std::find(seen->begin(), seen->end(), name) != seen->end())
+    return Status::Error("module_mappings: a cycle: " + Join(*seen, " -> ") + " -> " + name);
+  seen->push_back(name);
+  for (const auto& target : it->second) {
+    Status s = target == name ? (out->push_back(name), Status::OK()) : Resolve(target, mappings, seen, out);
+    if (!s.ok()) return s;
+  }
+  seen->pop_back();
+  return Status::OK();
+}
+
 }  // namespace
+
+Result<ModuleMappings> ParseModuleMappings(const std::vector<std::string>& lines) {
+  ModuleMappings out;
+  for (const auto& line : lines) {
+    size_t colon = line.find(':');
+    std::string name = Trim(line.substr(0, colon));
+    std::vector<std::string> targets;
+    if (colon != std::string::npos)
+      for (const auto& w : Split(ReplaceAll(line.substr(colon + 1), "\t", " "), ' '))
+        if (!Trim(w).empty()) targets.push_back(Trim(w));
+    if (name.empty() || targets.empty())
+      return Status::Error("module_mappings: '" + line + "' is not of the form 'module: module [module...]'");
+    out[name] = std::move(targets);
+  }
+  return out;
+}
+
+Result<std::vector<ModuleSpec>> ApplyModuleMappings(const std::vector<ModuleSpec>& modules,
+                                                    const ModuleMappings& mappings) {
+  std::vector<ModuleSpec> out;
+  for (const auto& m : modules) {
+    if (m.unload || m.collection || !m.swap.empty() || !mappings.count(m.name)) {
+      out.push_back(m);
+      continue;
+    }
+    std::vector<std::string> seen, names;
+    Status s = Resolve(m.name, mappings, &seen, &names);
+    if (!s.ok()) return s;
+    for (const auto& n : names) {
+      out.push_back(m);
+      out.back().name = n;
+    }
+  }
+  return out;
+}
 
 Result<std::vector<ModuleSpec>> ParseModuleList(const YAML::Node& list, const std::string& file,
                                                 const std::string& what) {

@@ -12,6 +12,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,17 @@ const std::vector<std::string>& ModuleKeys();
 // The names of the modules as reports show them (ReFrame's `modules`):
 // the loaded ones, without paths.
 std::vector<std::string> ModuleNames(const std::vector<ModuleSpec>& modules);
+
+// ReFrame's module mappings (`general: [{module_mappings: ['name: real1
+// real2']}]`): a module loaded by `name` is loaded as the modules it maps
+// to, themselves mapped in turn. A mapping may name itself
+// (`gcc: gcc gcc-tools`); other cycles are errors.
+using ModuleMappings = std::map<std::string, std::vector<std::string>>;
+Result<ModuleMappings> ParseModuleMappings(const std::vector<std::string>& lines);
+// `modules` with every plain load (with or without `path`) of a mapped
+// name replaced; swaps, unloads and collections stay as written.
+Result<std::vector<ModuleSpec>> ApplyModuleMappings(const std::vector<ModuleSpec>& modules,
+                                                    const ModuleMappings& mappings);
 
 // The `modules_system` values hetbench accepts: ReFrame's (nomod, lmod,
 // tmod, tmod31, tmod32, tmod4, spack) and `envmod`, an alias of tmod4

@@ -63,5 +63,32 @@ TEST(ModuleSpec, MistakesNameTheirPlace) {
             "t.yaml:1:11: module 'a': 'unload' and 'path' cannot be used together");
 }
 
+TEST(ModuleSpec, MappingsReplaceLoadsRecursively) {
+  auto mappings = ParseModuleMappings({"gcc: gcc/12", "PrgEnv: gcc  openmpi", "self: self\textra"});
+  ASSERT_TRUE(mappings.ok()) << mappings.status().str();
+  auto r = ApplyModuleMappings({{.name = "PrgEnv", .path = "/opt/mf"},
+                                {.name = "self"},
+                                {.name = "gcc", .unload = true},
+                                {.name = "other"}},
+                               *mappings);
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(*r, std::vector<ModuleSpec>({{.name = "gcc/12", .path = "/opt/mf"},
+                                         {.name = "openmpi", .path = "/opt/mf"},
+                                         {.name = "self"},
+                                         {.name = "extra"},
+                                         {.name = "gcc", .unload = true},
+                                         {.name = "other"}}));
+}
+
+TEST(ModuleSpec, BadMappings) {
+  EXPECT_EQ(ParseModuleMappings({"gcc gcc/12"}).status().str(),
+            "module_mappings: 'gcc gcc/12' is not of the form 'module: module [module...]'");
+  EXPECT_EQ(ParseModuleMappings({"gcc:"}).status().str(),
+            "module_mappings: 'gcc:' is not of the form 'module: module [module...]'");
+  auto cyclic = ParseModuleMappings({"a: b", "b: c a"});
+  ASSERT_TRUE(cyclic.ok());
+  EXPECT_EQ(ApplyModuleMappings({{.name = "a"}}, *cyclic).status().str(), "module_mappings: a cycle: a -> b -> a");
+}
+
 }  // namespace
 }  // namespace hb

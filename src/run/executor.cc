@@ -618,7 +618,13 @@ Result<std::vector<std::string>> Executor::EnvironLines(const Task& t) const {
     for (std::string* field : {&m.name, &m.path, &m.swap}) *field = Expand(t, *field, false);
   for (const auto& [k, v] : t.tc->spec->env_vars) test.env_vars.emplace_back(k, Expand(t, v, true));
   levels.push_back(std::move(test));
-  return EnvironmentLines(sys.modules_system, levels);
+  nlohmann::json general = session_.config.SectionFor("general", sys.name, t.part->name);
+  std::vector<std::string> lines;
+  for (const auto& m : general.value("module_mappings", nlohmann::json::array()))
+    lines.push_back(m.is_string() ? m.get<std::string>() : m.dump());
+  auto mappings = ParseModuleMappings(lines);
+  if (!mappings.ok()) return mappings.status();
+  return EnvironmentLines(sys.modules_system, levels, *mappings);
 }
 
 // The partition's `resources` templates that the test asks for, filled in:

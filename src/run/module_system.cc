@@ -106,13 +106,16 @@ Status SpackCommands(const ModuleSpec& m, std::vector<std::string>* out) {
 }  // namespace
 
 Result<std::vector<std::string>> EnvironmentLines(const std::string& modules_system,
-                                                  const std::vector<EnvLevel>& levels) {
+                                                  const std::vector<EnvLevel>& levels,
+                                                  const ModuleMappings& mappings) {
   Tool tool = ToolOf(modules_system);
   std::vector<std::string> body;
   bool any_module = false;
   for (const auto& level : levels) {
     if (tool != Tool::kNone) {
-      for (const auto& m : level.modules) {
+      auto modules = ApplyModuleMappings(level.modules, mappings);
+      if (!modules.ok()) return modules.status();
+      for (const auto& m : *modules) {
         Status s = tool == Tool::kSpack ? SpackCommands(m, &body) : ModuleCommands(modules_system, m, &body);
         if (!s.ok()) return s;
         any_module = true;

@@ -37,10 +37,12 @@ struct EnvLevel {
 // The lines that load `levels` in order. When any module command is
 // written, they start with the helper function and with the sourcing of the
 // module system's shell set-up where the job's shell lacks the `module` (or
-// `spack`) function. An error names a module the module system cannot
-// express (a collection under Tcl modules 3.x, a path under Spack).
+// `spack`) function. Modules are mapped by `mappings` first. An error names
+// a module the module system cannot express (a collection under Tcl
+// modules 3.x, a path under Spack) or a cycle of mappings.
 Result<std::vector<std::string>> EnvironmentLines(const std::string& modules_system,
-                                                  const std::vector<EnvLevel>& levels);
+                                                  const std::vector<EnvLevel>& levels,
+                                                  const ModuleMappings& mappings = {});
 
 // The failure reason a job's stderr (the file at `stderr_path`) gives for a
 // module command that failed, e.g. "module load failed: Lmod has detected

@@ -72,6 +72,16 @@ TEST(ModuleSystem, SpackLoadsSpecs) {
   EXPECT_EQ(r.status().str(), "module 'x' asks for a module path, which modules_system 'spack' does not have");
 }
 
+TEST(ModuleSystem, MappingsApplyToEveryLevel) {
+  auto mappings = ParseModuleMappings({"PrgEnv: gcc/12 openmpi/4"});
+  ASSERT_TRUE(mappings.ok());
+  auto r = EnvironmentLines("lmod", {{{{.name = "PrgEnv"}}, {}}, {{{.name = "PrgEnv"}}, {}}}, *mappings);
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(Body(*r), std::vector<std::string>({"_hb_module module load gcc/12", "_hb_module module load openmpi/4",
+                                                "_hb_module module load gcc/12",
+                                                "_hb_module module load openmpi/4"}));
+}
+
 TEST(ModuleSystem, NomodWritesNoModuleCommands) {
   auto r = EnvironmentLines("nomod", {{kEveryForm, {{"A", "1"}}}, {{{.name = "x", .collection = true}}, {}}});
   ASSERT_TRUE(r.ok()) << r.status().str();

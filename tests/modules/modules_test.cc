@@ -7,7 +7,8 @@
 //     modulefiles; the partition's prepare_cmds define `module` over the
 //     unpacked modulecmd.tcl, as a site without a login shell would.
 // Both run the same checks: the load order system -> partition ->
-// environment -> test, swap and unload, `module use` of a path, the build
+// environment -> test, swap and unload, `module use` of a path, ReFrame's
+// module mappings, the build
 // script, a missing module failing the case with the module system's own
 // message, and module names with shell metacharacters reaching the module
 // system literally.
@@ -155,6 +156,13 @@ TEST_P(ModulesTest, TheBuildLoadsTheSameModules) {
       "executable_opts: [built.txt]\n");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_EQ(JobOutput("built"), "built with sys:part:env:test new\n");
+}
+
+TEST_P(ModulesTest, ModuleMappingsLoadTheModulesTheyNameInstead) {
+  Write(dir_ + "/site.yaml", Site() + "general:\n  - module_mappings: ['hb_alias: hb_test']\n");
+  auto o = Run("name: mapped\nmodules: [hb_alias]\nexecutable: echo\nexecutable_opts: ['\"$HB_ORDER $HB_FOO\"']\n");
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(JobOutput("mapped"), "sys:part:env:test hello\n");
 }
 
 TEST_P(ModulesTest, AMissingModuleFailsTheCaseWithTheModuleSystemsMessage) {
