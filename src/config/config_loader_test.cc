@@ -151,7 +151,7 @@ TEST(ConfigLoader, ReadsAReframeClusterConfigUnchanged) {
   EXPECT_EQ(gpu.max_jobs, 100);
   EXPECT_EQ(gpu.time_limit_s, 1800);
   EXPECT_EQ(gpu.features, std::vector<std::string>({"gpu", "cuda"}));
-  EXPECT_EQ(gpu.modules, std::vector<std::string>({"cuda/12.2", "nccl"}));
+  EXPECT_EQ(ModuleNames(gpu.modules), std::vector<std::string>({"cuda/12.2", "nccl"}));
   EXPECT_EQ(gpu.env_vars, EnvVars({{"OMP_PROC_BIND", "close"}, {"NCCL_DEBUG", "WARN"}}));
   EXPECT_EQ(gpu.prepare_cmds, std::vector<std::string>({"source /etc/profile.d/site.sh"}));
   ASSERT_EQ(gpu.resources.size(), 2u);

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "config/config_yaml.h"
+#include "config/module_spec.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
 
@@ -122,7 +123,8 @@ class Fields {
   }
   Status Duration(const char* key, double* out) const;
   Status Env(EnvVars* out) const;
-  Status Modules(std::vector<std::string>* out) const;
+  Status Modules(std::vector<ModuleSpec>* out) const;
+  Status ModulesSystem(std::string* out) const;
 
  private:
   YAML::Node map_;
@@ -167,28 +169,21 @@ Status Fields::Env(EnvVars* out) const {
   return Status::OK();
 }
 
-// ReFrame's module objects: names, or {name, collection, path} mappings.
-Status Fields::Modules(std::vector<std::string>* out) const {
-  YAML::Node n = Get("modules");
-  if (!n.IsDefined() || n.IsNull()) return Status::OK();
-  if (!n.IsSequence())
-    return Status::Error(MarkOf(n, file_), "modules: expected a list, got " + YamlTypeName(n));
-  for (const auto& m : n) {
-    if (m.IsScalar()) {
-      out->push_back(m.Scalar());
-      continue;
-    }
-    if (!m.IsMap())
-      return Status::Error(MarkOf(m, file_), "modules: expected a module name or a mapping, got " +
-                                                 YamlTypeName(m));
-    Fields f(m, file_, "module of " + what_);
-    std::string name;
-    Status s = FirstError({f.CheckKeys("module"), f.Str("name", &name)});
-    if (!s.ok()) return s;
-    if (name.empty()) return Status::Error(f.Mark(), "module without a name in " + what_);
-    out->push_back(name);
-  }
-  return Status::OK();
+// ReFrame's module objects: names, or {name, collection, path} mappings
+// (with hetbench's swap and unload; config/module_spec.h).
+Status Fields::Modules(std::vector<ModuleSpec>* out) const {
+  return Has("modules") ? Assign(ParseModuleList(Get("modules"), file_, what_), out) : Status::OK();
+}
+
+// modules_system: one of the names ReFrame's schema allows (or envmod).
+Status Fields::ModulesSystem(std::string* out) const {
+  Status s = Str("modules_system", out);
+  if (!s.ok() || !Has("modules_system")) return s;
+  const auto& names = ModulesSystemNames();
+  if (std::find(names.begin(), names.end(), *out) != names.end()) return Status::OK();
+  return Status::Error(MarkOf(Get("modules_system"), file_),
+                       "modules_system: '" + *out + "' is not a module system hetbench knows; expected one of " +
+                           Join(names, ", ") + DidYouMean(*out, names));
 }
 
 // The required, non-empty `name` of an object; `what` describes it.
@@ -383,7 +378,7 @@ Result<System> ParseSystem(const Fields& unnamed) {
   std::string what = "system '" + sys.name + "'";
   Fields f = unnamed.Named(what);
   s = FirstError({f.CheckKeys("system"), RequireKey(f, "hostnames", what), f.Str("descr", &sys.descr),
-                  f.List("hostnames", &sys.hostnames), f.Str("modules_system", &sys.modules_system),
+                  f.List("hostnames", &sys.hostnames), f.ModulesSystem(&sys.modules_system),
                   f.Modules(&sys.modules), f.Env(&sys.env_vars), f.Str("prefix", &sys.prefix),
                   f.Str("stagedir", &sys.stagedir), f.Str("outputdir", &sys.outputdir),
                   f.Str("resourcesdir", &sys.resourcesdir)});

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/module_spec.h"
 #include "util/status.h"
 
 namespace hb {
@@ -52,7 +53,7 @@ struct ResourceTemplate {
 struct ContainerPlatform {
   std::string type;  // one of ContainerPlatformTypes(), spelled as there
   bool is_default = false;
-  std::vector<std::string> modules;
+  std::vector<ModuleSpec> modules;
   EnvVars env_vars;
   SourceMark mark;
 };
@@ -72,7 +73,7 @@ struct Partition {
   std::vector<std::string> access;
   std::vector<std::string> environs;
   std::vector<std::string> features;
-  std::vector<std::string> modules;
+  std::vector<ModuleSpec> modules;
   std::vector<std::string> prepare_cmds;
   EnvVars env_vars;
   int max_jobs = 8;
@@ -99,7 +100,7 @@ struct System {
   std::string name, descr;
   std::vector<std::string> hostnames;  // regexes matched against the host name
   std::string modules_system = "nomod";
-  std::vector<std::string> modules;
+  std::vector<ModuleSpec> modules;
   EnvVars env_vars;
   std::string prefix, stagedir, outputdir, resourcesdir;
   std::vector<Partition> partitions;
@@ -114,7 +115,7 @@ struct Environment {
   std::vector<std::string> target_systems;  // "sys", "sys:part" or "*"; empty = all
   std::string cc = "cc", cxx = "CC", ftn = "ftn", nvcc = "nvcc";
   std::vector<std::string> cppflags, cflags, cxxflags, fflags, ldflags;
-  std::vector<std::string> modules;
+  std::vector<ModuleSpec> modules;
   std::vector<std::string> features;
   std::vector<std::string> prepare_cmds;
   EnvVars env_vars;

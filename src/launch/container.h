@@ -75,7 +75,7 @@ struct ContainerLines {
   std::vector<std::string> prepare_cmds;   // pulls
   std::string command;                     // the launch line
   EnvVars env_vars;                        // the platform's env_vars
-  std::vector<std::string> modules;        // the platform's modules
+  std::vector<ModuleSpec> modules;         // the platform's modules
 };
 
 // For a test with container_platform set, on partition `p` (not a

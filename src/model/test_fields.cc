@@ -622,6 +622,13 @@ Status ParseEnvVarsField(const YAML::Node& n, const std::string& f, TestSpec* s)
   return Status::OK();
 }
 
+Status ParseModules(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  auto r = ParseModuleList(n, f, "test '" + s->name + "'");
+  if (!r.ok()) return r.status();
+  s->modules = std::move(r.value());
+  return Status::OK();
+}
+
 Status Ignore(const YAML::Node&, const std::string&, TestSpec*) { return Status::OK(); }
 
 // `k8s`: a mapping kept as JSON; the Kubernetes backend checks its keys.
@@ -646,6 +653,7 @@ const std::map<std::string, Handler>& Handlers() {
       {"executable", String(&TestSpec::executable, "executable")},
       {"executable_opts", StringList(&TestSpec::executable_opts, "executable_opts")},
       {"env_vars", ParseEnvVarsField},
+      {"modules", ParseModules},
       {"prerun_cmds", StringList(&TestSpec::prerun_cmds, "prerun_cmds")},
       {"postrun_cmds", StringList(&TestSpec::postrun_cmds, "postrun_cmds")},
       {"sourcesdir", ParseSourcesDir},

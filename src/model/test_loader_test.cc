@@ -125,7 +125,34 @@ TEST(TestLoader, TestsListForm) {
   EXPECT_EQ(r->specs.size(), 2u);
 }
 
+TEST(TestLoader, ModulesInEveryFormWithPlaceholders) {
+  auto r = LoadTestsFromString(
+      "name: a\nexecutable: x\nparameters: {ver: ['12']}\n"
+      "modules: ['gcc/{ver}', {name: PrgEnv-gnu, swap: PrgEnv-cray}, {name: darshan, unload: true},\n"
+      "          {name: mpich, path: /opt/mf}, {name: coll, collection: true}]\n"
+      "---\nname: b\nextends: a\n",
+      "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  for (const auto& spec : r->specs) {
+    ASSERT_EQ(spec->modules.size(), 5u) << spec->name;
+    EXPECT_EQ(spec->modules[0].name, "gcc/{ver}");  // filled in per case when the script is written
+    EXPECT_EQ(spec->modules[1].swap, "PrgEnv-cray");
+    EXPECT_TRUE(spec->modules[2].unload);
+    EXPECT_EQ(spec->modules[3].path, "/opt/mf");
+    EXPECT_TRUE(spec->modules[4].collection);
+  }
+}
+
 // ---- Every bad-input case names file:line:column and what was expected.
+
+TEST(TestLoaderErrors, BadModules) {
+  EXPECT_EQ(LoadError("name: a\nexecutable: x\nmodules: gcc\n").str(),
+            "t.yaml:3:10: modules: expected a list, got a scalar 'gcc'");
+  EXPECT_EQ(LoadError("name: a\nexecutable: x\nmodules: [{name: gcc, swop: x}]\n").str(),
+            "t.yaml:3:23: unknown key 'swop' in module of test 'a', did you mean 'swap'?");
+  EXPECT_EQ(LoadError("name: a\nexecutable: x\nmodules: ['gcc/{vers}']\n").str(),
+            "t.yaml:3:11: modules: unknown placeholder '{vers}' (write {{ and }} for literal braces)");
+}
 
 TEST(TestLoaderErrors, MalformedYaml) {
   Status st = LoadError("name: a\nexecutable: [x\n");

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check/check_spec.h"
+#include "config/module_spec.h"
 #include "util/status.h"
 
 namespace hb {
@@ -85,6 +86,9 @@ struct TestSpec {
   std::string executable;
   std::vector<std::string> executable_opts;
   StringPairs env_vars;
+  // Loaded after the system's, partition's and environment's modules;
+  // placeholders in names are filled in.
+  std::vector<ModuleSpec> modules;
   std::vector<std::string> prerun_cmds, postrun_cmds;
   std::string sourcesdir;  // absolute, or "" for none
   BuildSpec build;

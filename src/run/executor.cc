@@ -16,6 +16,7 @@
 #include "launch/container.h"
 #include "launch/launcher.h"
 #include "model/placeholder.h"
+#include "run/module_system.h"
 #include "run/script.h"
 #include "sched/local_scheduler.h"
 #include "sched/scheduler_factory.h"
@@ -269,6 +270,7 @@ void Executor::FillIdentity(const Task& t, CaseResult* r) {
   r->repetition = t.rep;
   const TestSpec& s = *c.spec;
   r->env_vars = s.env_vars;
+  r->modules = ModuleNames(s.modules);
   r->extra_resources = s.extra_resources;
   r->exclusive_access = s.exclusive_access;
   r->num_tasks = s.num_tasks;
@@ -447,18 +449,13 @@ const std::string& HetbenchBinDir() {
 }
 
 // Every job sees HETBENCH_BIN_DIR and finds hetbench's benchmark programs
-// first in PATH; then the system's, partition's and environment's variables
-// (which may override both).
-std::vector<std::pair<std::string, std::string>> ConfigEnv(const System& sys, const Partition& p,
-                                                           const Environment* e) {
+// first in PATH (the configuration's variables may override both).
+std::vector<std::pair<std::string, std::string>> HetbenchEnv() {
   std::vector<std::pair<std::string, std::string>> env;
   if (!HetbenchBinDir().empty()) {
     env.emplace_back("HETBENCH_BIN_DIR", ShellQuote(HetbenchBinDir()));
     env.emplace_back("PATH", "\"$HETBENCH_BIN_DIR:$PATH\"");
   }
-  env.insert(env.end(), sys.env_vars.begin(), sys.env_vars.end());
-  env.insert(env.end(), p.env_vars.begin(), p.env_vars.end());
-  if (e) env.insert(env.end(), e->env_vars.begin(), e->env_vars.end());
   return env;
 }
 }  // namespace
@@ -490,7 +487,8 @@ Status Executor::SubmitBuild(Task* t) {
   auto cmds = BuildCommands(b, *t->env, t->stagedir);
   if (!cmds.ok()) return cmds.status();
 
-  auto env = ConfigEnv(session_.system(), *t->part, t->env);
+  auto environ = EnvironLines(*t);
+  if (!environ.ok()) return environ.status();
   std::vector<std::string> prepare = t->part->prepare_cmds;
   if (t->env) prepare.insert(prepare.end(), t->env->prepare_cmds.begin(), t->env->prepare_cmds.end());
   std::string path = JoinPath(t->stagedir, kBuildScript);
@@ -515,7 +513,7 @@ Status Executor::SubmitBuild(Task* t) {
     t->job.options = t->part->access;
     t->job.options.insert(t->job.options.end(), opts_.job_options.begin(), opts_.job_options.end());
   }
-  Status st = WriteFile(path, BuildScript(t->stagedir, env, prepare, *cmds,
+  Status st = WriteFile(path, BuildScript(t->stagedir, HetbenchEnv(), prepare, *environ, *cmds,
                                           remote ? sched->Directives(t->job) : std::vector<std::string>()));
   if (!st.ok()) return st;
   if (opts_.dry_run || BuildsInJob(*t->part)) return SubmitRun(t);
@@ -557,12 +555,19 @@ Status Executor::AddContainer(const Task& t, const std::string& image, ScriptPar
                             t.stagedir, Join(words, " "));
   if (!lines.ok()) return lines.status();
   // ReFrame: the launch command replaces the executable and its options;
-  // image pulls follow the test's prerun_cmds. The platform's modules are
-  // loaded with the partition's when module systems are wired in.
+  // image pulls follow the test's prerun_cmds; the platform's modules and
+  // env_vars come after the test's.
   p->executable = lines->command;
   p->executable_opts.clear();
   p->prerun_cmds.insert(p->prerun_cmds.end(), lines->prepare_cmds.begin(), lines->prepare_cmds.end());
-  p->env.insert(p->env.end(), lines->env_vars.begin(), lines->env_vars.end());
+  if (!lines->modules.empty() || !lines->env_vars.empty()) {
+    EnvLevel platform;
+    platform.modules = lines->modules;
+    platform.env_vars = lines->env_vars;
+    auto environ = EnvironLines(t, &platform);
+    if (!environ.ok()) return environ.status();
+    p->environ = std::move(environ).value();
+  }
   return Status::OK();
 }
 
@@ -609,8 +614,10 @@ Status Executor::SubmitRun(Task* t) {
   ScriptParts p;
   p.directives = sched->Directives(job);
   p.workdir = t->stagedir;
-  p.env = ConfigEnv(session_.system(), *t->part, t->env);
-  for (const auto& [k, v] : s.env_vars) p.env.emplace_back(k, Expand(*t, v, true));
+  p.env = HetbenchEnv();
+  auto environ = EnvironLines(*t);
+  if (!environ.ok()) return environ.status();
+  p.environ = std::move(environ).value();
   p.prepare_cmds = t->part->prepare_cmds;
   if (t->env) p.prepare_cmds.insert(p.prepare_cmds.end(), t->env->prepare_cmds.begin(), t->env->prepare_cmds.end());
   auto build_out = ReadFile(JoinPath(t->stagedir, kBuildOut));
@@ -647,6 +654,27 @@ Status Executor::SubmitRun(Task* t) {
     --local_load_;
   }
   return Status::OK();
+}
+
+// The modules and variables of the system, partition, environment and test,
+// in that order (run/module_system.h); the test's may hold placeholders.
+Result<std::vector<std::string>> Executor::EnvironLines(const Task& t, const EnvLevel* extra) const {
+  const System& sys = session_.system();
+  std::vector<EnvLevel> levels = {{sys.modules, sys.env_vars}, {t.part->modules, t.part->env_vars}};
+  if (t.env) levels.push_back({t.env->modules, t.env->env_vars});
+  EnvLevel test{t.tc->spec->modules, {}};
+  for (auto& m : test.modules)
+    for (std::string* field : {&m.name, &m.path, &m.swap}) *field = Expand(t, *field, false);
+  for (const auto& [k, v] : t.tc->spec->env_vars) test.env_vars.emplace_back(k, Expand(t, v, true));
+  levels.push_back(std::move(test));
+  if (extra) levels.push_back(*extra);
+  nlohmann::json general = session_.config.SectionFor("general", sys.name, t.part->name);
+  std::vector<std::string> lines;
+  for (const auto& m : general.value("module_mappings", nlohmann::json::array()))
+    lines.push_back(m.is_string() ? m.get<std::string>() : m.dump());
+  auto mappings = ParseModuleMappings(lines);
+  if (!mappings.ok()) return mappings.status();
+  return EnvironmentLines(sys.modules_system, levels, *mappings);
 }
 
 // The partition's `resources` templates that the test asks for, filled in:
@@ -710,6 +738,7 @@ void Executor::OnJobDone(Task* t) {
   }
   if (building) {
     if (js.exit_code != 0) {
+      if (auto module = ModuleFailure(t->job.stderr_path)) return Finish(t, "fail", "build", *module);
       auto err = ReadFile(t->job.stderr_path);
       std::string why = BuildFailureReason(err.ok() ? *err : "");
       Finish(t, "fail", "build",
@@ -737,6 +766,9 @@ void Executor::CheckRun(Task* t) {
   bool exit_code_checked = std::any_of(s.sanity.begin(), s.sanity.end(), [](const SanitySpec& x) {
     return x.kind == SanitySpec::Kind::kExitCode;
   });
+  if (r.exit_code != 0) {
+    if (auto why = ModuleFailure(t->job.stderr_path)) return Finish(t, "fail", "run", *why);
+  }
   if (r.exit_code != 0 && !exit_code_checked) {
     std::string last = LastLine(t->job.stderr_path);
     Finish(t, "fail", "run",

@@ -20,6 +20,7 @@
 
 #include "results/case_result.h"
 #include "run/console.h"
+#include "run/module_system.h"
 #include "run/script.h"
 #include "run/session.h"
 #include "sched/scheduler.h"
@@ -86,6 +87,9 @@ class Executor {
   void CancelPending(const std::string& why);
   Scheduler* SchedulerFor(const Partition& part, std::string* err);
   Result<std::vector<std::string>> ResourceOptions(const Task& t) const;
+  // The module and env_vars lines of system, partition, environment and
+  // test, in that order, then `extra` (a container platform's).
+  Result<std::vector<std::string>> EnvironLines(const Task& t, const EnvLevel* extra = nullptr) const;
   void PrintNotices();
   std::optional<std::string> Lookup(const Task& t, const std::string& name) const;
   std::string Expand(const Task& t, const std::string& text, bool quote) const;

@@ -26,6 +26,7 @@ std::string RunScript(const ScriptParts& p) {
   s += "cd " + ShellQuote(p.workdir) + " || exit 125\n";
   Env(&s, p.env);
   Lines(&s, p.prepare_cmds);
+  Lines(&s, p.environ);
   Lines(&s, p.prerun_cmds);
   std::vector<std::string> cmd = p.launcher;
   cmd.push_back(p.executable);
@@ -40,8 +41,8 @@ std::string RunScript(const ScriptParts& p) {
 }
 
 std::string BuildScript(const std::string& workdir, const std::vector<std::pair<std::string, std::string>>& env,
-                        const std::vector<std::string>& prepare_cmds, const std::vector<std::string>& commands,
-                        const std::vector<std::string>& directives) {
+                        const std::vector<std::string>& prepare_cmds, const std::vector<std::string>& environ,
+                        const std::vector<std::string>& commands, const std::vector<std::string>& directives) {
   std::string s;
   Header(&s, "/bin/bash");
   Lines(&s, directives);
@@ -55,6 +56,7 @@ std::string BuildScript(const std::string& workdir, const std::vector<std::pair<
   s += "cd " + ShellQuote(workdir) + "\n";
   Env(&s, env);
   Lines(&s, prepare_cmds);
+  Lines(&s, environ);
   Lines(&s, commands);
   return s;
 }

@@ -22,8 +22,9 @@ struct ScriptParts {
   std::string shell = "/bin/bash";
   std::vector<std::string> directives;  // scheduler lines, e.g. "#SBATCH --ntasks=4"
   std::string workdir;                  // cd here first
-  std::vector<std::pair<std::string, std::string>> env;  // exported in order; values as shell text
+  std::vector<std::pair<std::string, std::string>> env;  // hetbench's own, exported first; values as shell text
   std::vector<std::string> prepare_cmds;                 // partition / environment set-up
+  std::vector<std::string> environ;  // modules and variables, level by level (module_system.h)
   std::vector<std::string> prerun_cmds;
   std::vector<std::string> launcher;  // words before the executable, e.g. {"mpirun", "-np", "4"}
   std::string executable;
@@ -31,15 +32,17 @@ struct ScriptParts {
   std::vector<std::string> postrun_cmds;
 };
 
-// The run script. Its exit status is the launched program's, even when
+// The run script, in ReFrame's order: cd, prepare_cmds, the environment
+// (modules and variables), prerun_cmds, the program, postrun_cmds. Its exit status is the launched program's, even when
 // postrun_cmds follow it.
 std::string RunScript(const ScriptParts& p);
 
 // The build script: set -e semantics, so the first failing command fails
-// the build and names itself on stderr. `directives` are the scheduler's
-// lines when the build is a batch job (build_locally: false).
+// the build and names itself on stderr. The same set-up as the run script
+// precedes the commands. `directives` are the scheduler's lines when the
+// build is a batch job (build_locally: false).
 std::string BuildScript(const std::string& workdir, const std::vector<std::pair<std::string, std::string>>& env,
-                        const std::vector<std::string>& prepare_cmds, const std::vector<std::string>& commands,
-                        const std::vector<std::string>& directives = {});
+                        const std::vector<std::string>& prepare_cmds, const std::vector<std::string>& environ,
+                        const std::vector<std::string>& commands, const std::vector<std::string>& directives = {});
 
 }  // namespace hb

@@ -9,8 +9,9 @@ TEST(Script, RunScriptKeepsTheProgramsExitStatus) {
   ScriptParts p;
   p.directives = {"#SBATCH --ntasks=4"};
   p.workdir = "/stage/my case";
-  p.env = {{"OMP_NUM_THREADS", "2"}, {"PATH", "$HOME/bin:$PATH"}};
-  p.prepare_cmds = {"module load gcc"};
+  p.env = {{"HETBENCH_BIN_DIR", "/opt/hb"}};
+  p.prepare_cmds = {"source /etc/site.sh"};
+  p.environ = {"_hb_module module load gcc", "export OMP_NUM_THREADS=2", "export PATH=$HOME/bin:$PATH"};
   p.prerun_cmds = {"echo pre"};
   p.launcher = {"mpirun -np 4"};
   p.executable = "./stream";
@@ -21,9 +22,11 @@ TEST(Script, RunScriptKeepsTheProgramsExitStatus) {
             "#SBATCH --ntasks=4\n"
             "\n"
             "cd '/stage/my case' || exit 125\n"
+            "export HETBENCH_BIN_DIR=/opt/hb\n"
+            "source /etc/site.sh\n"
+            "_hb_module module load gcc\n"
             "export OMP_NUM_THREADS=2\n"
             "export PATH=$HOME/bin:$PATH\n"
-            "module load gcc\n"
             "echo pre\n"
             "mpirun -np 4 ./stream 'two words' > out.txt\n"
             "_hb_status=$?\n"
@@ -40,9 +43,11 @@ TEST(Script, RunScriptWithoutPostrunEndsWithTheProgram) {
 }
 
 TEST(Script, BuildScriptStopsAtTheFirstFailingCommand) {
-  std::string s = BuildScript("/s", {{"CC", "gcc"}}, {}, {"gcc -O2 a.c -o a", "strip a"});
+  std::string s = BuildScript("/s", {{"CC", "gcc"}}, {"source /etc/site.sh"}, {"_hb_module module load gcc/12"},
+                              {"gcc -O2 a.c -o a", "strip a"});
   EXPECT_NE(s.find("trap _hb_onerror ERR\n"), std::string::npos);
-  EXPECT_NE(s.find("export CC=gcc\ngcc -O2 a.c -o a\nstrip a\n"), std::string::npos);
+  EXPECT_NE(s.find("export CC=gcc\nsource /etc/site.sh\n_hb_module module load gcc/12\ngcc -O2 a.c -o a\nstrip a\n"),
+            std::string::npos);
 }
 
 }  // namespace
