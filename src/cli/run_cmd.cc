@@ -12,6 +12,7 @@
 #include "k8s/k8s_scheduler.h"
 #include "results/junit.h"
 #include "results/perflog.h"
+#include "results/perflog_handlers.h"
 #include "results/run_report.h"
 #include "results/store.h"
 #include "sched/scheduler_factory.h"
@@ -89,6 +90,9 @@ std::string StoreSession(const RunCommandOptions& o, const Session& s, const Ses
   return "";
 }
 
+// How long the end of a run waits for perflog records still being sent.
+constexpr double kPerflogFlushSeconds = 30;
+
 int Fail(const Status& st) {
   std::fprintf(stderr, "hetbench: error: %s\n", st.str().c_str());
   return 2;
@@ -141,7 +145,12 @@ int RunCommand(RunCommandOptions o) {
   info.start_time = Now();
 
   std::string perflog_dir = PerflogDir(o, session);
+  auto handlers = PerflogHandlers::Create(session.config.SectionFor("logging", session.system_name));
+  if (!handlers.ok()) return Fail(handlers.status());
   Console console(stdout, UseTerminal());
+  auto note_handler_warnings = [&] {
+    for (const auto& w : (*handlers)->TakeWarnings()) console.Note("hetbench: warning: " + w);
+  };
   Executor executor(session, o.exec, &console);
   Status ready = executor.Prepare();
   if (!ready.ok()) return Fail(ready);
@@ -156,8 +165,14 @@ int RunCommand(RunCommandOptions o) {
     if (o.exec.dry_run) return;
     Status st = AppendPerflog(perflog_dir, info, r);
     if (!st.ok()) console.Note("hetbench: warning: perflog: " + st.str());
+    (*handlers)->Log(info, r);
+    note_handler_warnings();
   };
+  note_handler_warnings();
   std::vector<CaseResult> results = executor.Run();
+  // The httpjson handlers send in the background; give them a bounded time.
+  (*handlers)->Finish(kPerflogFlushSeconds);
+  note_handler_warnings();
   info.end_time = Now();
 
   bool failed = false;
