@@ -43,6 +43,11 @@ void AddSelection(CLI::App* app, hb::SessionOptions* s) {
       ->type_name("REGEX");
   app->add_option("-p,--prgenv", s->filter.environs, "Select cases in environments matching REGEX (repeatable)")
       ->type_name("REGEX");
+  app->add_option("-S,--setvar", s->setvars,
+                  "Set a test field in every test that has it, or only in TEST (repeatable); the value is "
+                  "converted by the field's type: 4, true, 10m, a list a,b,c, a mapping k1:v1,k2:v2")
+      ->type_name("[TEST.]FIELD=VALUE")
+      ->allow_extra_args(false);
 }
 
 void AddConfig(CLI::App* app, hb::SessionOptions* s, std::string* mode) {
@@ -100,11 +105,11 @@ bool ExpandMode(std::vector<std::string>* args) {
                  names.empty() ? "none" : hb::Join(names, ", ").c_str());
     return false;
   }
-  // Mode options are written ReFrame-style ("--exec-policy=async", "-t foo").
+  // Mode options are written ReFrame-style ("--exec-policy=async", "-t foo")
+  // and split as ReFrame splits them (shlex.split).
   std::vector<std::string> extra;
   for (const auto& opt : *options)
-    for (const auto& w : hb::Split(opt, ' '))
-      if (!w.empty()) extra.push_back(w);
+    for (const auto& w : hb::ShellWords(opt)) extra.push_back(w);
   args->insert(args->begin() + 1, extra.begin(), extra.end());
   return true;
 }
