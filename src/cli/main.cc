@@ -226,6 +226,10 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   run->add_option("--restore-session", run_opts.restore_report, "Re-run the cases of an earlier run report")
       ->type_name("REPORT");
+  run->add_option("--ci-generate", run_opts.ci_generate,
+                  "Write a GitLab CI child pipeline running the selected cases (one job per case, "
+                  "dependencies as needs:) to FILE, and run nothing")
+      ->type_name("FILE");
   run->add_flag("--failed", run_opts.failed_only, "With --restore-session: only the cases that failed");
   run->add_flag("--distribute{idle}", run_opts.distribute,
                 "Run every case once on each node of its partition that is in STATE (default idle; "
@@ -269,6 +273,7 @@ int main(int argc, char** argv) {
     run_opts.exec.serial = policy == "serial";
     for (auto& o : run_opts.exec.job_options) o = hb::NormalizeJobOption(o);
     run_opts.argv.assign(argv, argv + argc);
+    run_opts.mode = mode;
     return hb::RunCommand(run_opts);
   }
   if (*show) return hb::ShowConfigCommand(show_opts, show_path);

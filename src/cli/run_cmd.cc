@@ -15,6 +15,7 @@
 #include "results/perflog_handlers.h"
 #include "results/run_report.h"
 #include "results/store.h"
+#include "run/ci_pipeline.h"
 #include "sched/scheduler_factory.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -98,6 +99,34 @@ int Fail(const Status& st) {
   return 2;
 }
 
+// The options of `o` that shape a run, as words for the jobs of a
+// --ci-generate pipeline (selection is per job; reports are per job).
+std::vector<std::string> CarriedOptions(const RunCommandOptions& o) {
+  std::vector<std::string> w;
+  for (const auto& c : o.session.config_files) w.insert(w.end(), {"-C", c});
+  if (!o.mode.empty()) w.insert(w.end(), {"--mode", o.mode});
+  if (o.session.recursive) w.push_back("-R");
+  for (const auto& s : o.session.setvars) w.insert(w.end(), {"-S", s});
+  if (o.exec.max_retries > 0) w.insert(w.end(), {"--max-retries", std::to_string(o.exec.max_retries)});
+  if (o.exec.repeat > 1) w.insert(w.end(), {"--repeat", std::to_string(o.exec.repeat)});
+  for (const auto& j : o.exec.job_options) w.insert(w.end(), {"-J", j});
+  return w;
+}
+
+// --ci-generate FILE: writes the pipeline (atomically) and runs nothing.
+int GenerateCi(const RunCommandOptions& o, const Session& session) {
+  CiOptions ci;
+  ci.test_paths = o.session.test_paths;
+  ci.run_args = CarriedOptions(o);
+  auto text = GitlabPipeline(session.cases, ci);
+  if (!text.ok()) return Fail(text.status());
+  Status st = WriteFileAtomic(o.ci_generate, *text);
+  if (!st.ok()) return Fail(st);
+  std::printf("Wrote a GitLab CI child pipeline with %zu job%s to %s\n", session.cases.size(),
+              session.cases.size() == 1 ? "" : "s", o.ci_generate.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int RunCommand(RunCommandOptions o) {
@@ -132,6 +161,7 @@ int RunCommand(RunCommandOptions o) {
     if (!st.ok()) return Fail(st);
   }
   if (!restore_ids.empty()) RestrictCases(&session, restore_ids);
+  if (!o.ci_generate.empty()) return GenerateCi(o, session);
 
   SessionInfo info;
   info.session_id = session.id;
