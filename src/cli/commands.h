@@ -28,6 +28,8 @@ struct RunCommandOptions {
   bool keep_failed_jobs = false;  // --keep-failed-jobs (Kubernetes partitions)
   std::string store;              // --store ("" = HETBENCH_STORE, configuration, default)
   bool no_store = false;          // --no-store
+  std::string ci_generate;        // --ci-generate FILE: write a GitLab child pipeline, run nothing
+  std::string mode;               // --mode (carried into --ci-generate jobs)
   std::vector<std::string> argv;
 };
 

@@ -45,6 +45,11 @@ void AddSelection(CLI::App* app, hb::SessionOptions* s) {
       ->type_name("REGEX");
   app->add_option("-p,--prgenv", s->filter.environs, "Select cases in environments matching REGEX (repeatable)")
       ->type_name("REGEX");
+  app->add_option("-S,--setvar", s->setvars,
+                  "Set a test field in every test that has it, or only in TEST (repeatable); the value is "
+                  "converted by the field's type: 4, true, 10m, a list a,b,c, a mapping k1:v1,k2:v2")
+      ->type_name("[TEST.]FIELD=VALUE")
+      ->allow_extra_args(false);
 }
 
 void AddConfig(CLI::App* app, hb::SessionOptions* s, std::string* mode) {
@@ -102,11 +107,11 @@ bool ExpandMode(std::vector<std::string>* args) {
                  names.empty() ? "none" : hb::Join(names, ", ").c_str());
     return false;
   }
-  // Mode options are written ReFrame-style ("--exec-policy=async", "-t foo").
+  // Mode options are written ReFrame-style ("--exec-policy=async", "-t foo")
+  // and split as ReFrame splits them (shlex.split).
   std::vector<std::string> extra;
   for (const auto& opt : *options)
-    for (const auto& w : hb::Split(opt, ' '))
-      if (!w.empty()) extra.push_back(w);
+    for (const auto& w : hb::ShellWords(opt)) extra.push_back(w);
   args->insert(args->begin() + 1, extra.begin(), extra.end());
   return true;
 }
@@ -292,6 +297,10 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   run->add_option("--restore-session", run_opts.restore_report, "Re-run the cases of an earlier run report")
       ->type_name("REPORT");
+  run->add_option("--ci-generate", run_opts.ci_generate,
+                  "Write a GitLab CI child pipeline running the selected cases (one job per case, "
+                  "dependencies as needs:) to FILE, and run nothing")
+      ->type_name("FILE");
   run->add_flag("--failed", run_opts.failed_only, "With --restore-session: only the cases that failed");
   run->add_flag("--distribute{idle}", run_opts.distribute,
                 "Run every case once on each node of its partition that is in STATE (default idle; "
@@ -340,6 +349,7 @@ int main(int argc, char** argv) {
     run_opts.exec.serial = policy == "serial";
     for (auto& o : run_opts.exec.job_options) o = hb::NormalizeJobOption(o);
     run_opts.argv.assign(argv, argv + argc);
+    run_opts.mode = mode;
     return hb::RunCommand(run_opts);
   }
   if (*show) return hb::ShowConfigCommand(show_opts, show_path);

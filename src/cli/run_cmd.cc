@@ -12,8 +12,10 @@
 #include "k8s/k8s_scheduler.h"
 #include "results/junit.h"
 #include "results/perflog.h"
+#include "results/perflog_handlers.h"
 #include "results/run_report.h"
 #include "results/store.h"
+#include "run/ci_pipeline.h"
 #include "sched/scheduler_factory.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -89,9 +91,40 @@ std::string StoreSession(const RunCommandOptions& o, const Session& s, const Ses
   return "";
 }
 
+// How long the end of a run waits for perflog records still being sent.
+constexpr double kPerflogFlushSeconds = 30;
+
 int Fail(const Status& st) {
   std::fprintf(stderr, "hetbench: error: %s\n", st.str().c_str());
   return 2;
+}
+
+// The options of `o` that shape a run, as words for the jobs of a
+// --ci-generate pipeline (selection is per job; reports are per job).
+std::vector<std::string> CarriedOptions(const RunCommandOptions& o) {
+  std::vector<std::string> w;
+  for (const auto& c : o.session.config_files) w.insert(w.end(), {"-C", c});
+  if (!o.mode.empty()) w.insert(w.end(), {"--mode", o.mode});
+  if (o.session.recursive) w.push_back("-R");
+  for (const auto& s : o.session.setvars) w.insert(w.end(), {"-S", s});
+  if (o.exec.max_retries > 0) w.insert(w.end(), {"--max-retries", std::to_string(o.exec.max_retries)});
+  if (o.exec.repeat > 1) w.insert(w.end(), {"--repeat", std::to_string(o.exec.repeat)});
+  for (const auto& j : o.exec.job_options) w.insert(w.end(), {"-J", j});
+  return w;
+}
+
+// --ci-generate FILE: writes the pipeline (atomically) and runs nothing.
+int GenerateCi(const RunCommandOptions& o, const Session& session) {
+  CiOptions ci;
+  ci.test_paths = o.session.test_paths;
+  ci.run_args = CarriedOptions(o);
+  auto text = GitlabPipeline(session.cases, ci);
+  if (!text.ok()) return Fail(text.status());
+  Status st = WriteFileAtomic(o.ci_generate, *text);
+  if (!st.ok()) return Fail(st);
+  std::printf("Wrote a GitLab CI child pipeline with %zu job%s to %s\n", session.cases.size(),
+              session.cases.size() == 1 ? "" : "s", o.ci_generate.c_str());
+  return 0;
 }
 
 }  // namespace
@@ -128,6 +161,7 @@ int RunCommand(RunCommandOptions o) {
     if (!st.ok()) return Fail(st);
   }
   if (!restore_ids.empty()) RestrictCases(&session, restore_ids);
+  if (!o.ci_generate.empty()) return GenerateCi(o, session);
 
   SessionInfo info;
   info.session_id = session.id;
@@ -141,7 +175,12 @@ int RunCommand(RunCommandOptions o) {
   info.start_time = Now();
 
   std::string perflog_dir = PerflogDir(o, session);
+  auto handlers = PerflogHandlers::Create(session.config.SectionFor("logging", session.system_name));
+  if (!handlers.ok()) return Fail(handlers.status());
   Console console(stdout, UseTerminal());
+  auto note_handler_warnings = [&] {
+    for (const auto& w : (*handlers)->TakeWarnings()) console.Note("hetbench: warning: " + w);
+  };
   Executor executor(session, o.exec, &console);
   Status ready = executor.Prepare();
   if (!ready.ok()) return Fail(ready);
@@ -156,8 +195,14 @@ int RunCommand(RunCommandOptions o) {
     if (o.exec.dry_run) return;
     Status st = AppendPerflog(perflog_dir, info, r);
     if (!st.ok()) console.Note("hetbench: warning: perflog: " + st.str());
+    (*handlers)->Log(info, r);
+    note_handler_warnings();
   };
+  note_handler_warnings();
   std::vector<CaseResult> results = executor.Run();
+  // The httpjson handlers send in the background; give them a bounded time.
+  (*handlers)->Finish(kPerflogFlushSeconds);
+  note_handler_warnings();
   info.end_time = Now();
 
   bool failed = false;

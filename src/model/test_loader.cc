@@ -251,7 +251,8 @@ Status CheckDependencies(const TestSuite& suite) {
   return Status::OK();
 }
 
-Result<TestSuite> BuildSuite(const std::vector<RawTest>& raws, std::vector<std::string> files) {
+Result<TestSuite> BuildSuite(const std::vector<RawTest>& raws, std::vector<std::string> files,
+                             const std::vector<FieldOverride>& setvars) {
   std::map<std::string, const RawTest*> by_name;
   for (const auto& r : raws) {
     auto [it, fresh] = by_name.emplace(r.name, &r);
@@ -261,11 +262,13 @@ Result<TestSuite> BuildSuite(const std::vector<RawTest>& raws, std::vector<std::
   }
   TestSuite suite;
   suite.files = std::move(files);
+  std::set<size_t> used;  // the -S overrides that applied
   for (const auto& r : raws) {
     FieldMap fields;
     std::vector<std::string> chain;
     Status st = MergeFields(r, by_name, &chain, &fields);
     if (!st.ok()) return st;
+    ApplySetvars(setvars, r.name, &fields, &used);
     auto spec = std::make_unique<TestSpec>();
     spec->name = r.name;
     spec->file = AbsPath(r.file);
@@ -280,7 +283,10 @@ Result<TestSuite> BuildSuite(const std::vector<RawTest>& raws, std::vector<std::
     if (!st.ok()) return st;
     suite.specs.push_back(std::move(spec));
   }
-  Status st = CheckDependencies(suite);
+  std::vector<std::string> names;
+  for (const auto& r : raws) names.push_back(r.name);
+  Status st = CheckSetvarsUsed(setvars, used, names);
+  if (st.ok()) st = CheckDependencies(suite);
   if (!st.ok()) return st;
   return suite;
 }
@@ -297,16 +303,16 @@ Result<TestSuite> LoadTests(const std::vector<std::string>& paths, const LoadOpt
     Status st = ReadDocuments(*docs, f, &raws);
     if (!st.ok()) return st;
   }
-  return BuildSuite(raws, *files);
+  return BuildSuite(raws, *files, opts.setvars);
 }
 
-Result<TestSuite> LoadTestsFromString(const std::string& text, const std::string& file) {
+Result<TestSuite> LoadTestsFromString(const std::string& text, const std::string& file, const LoadOptions& opts) {
   auto docs = LoadYamlString(text, file);
   if (!docs.ok()) return docs.status();
   std::vector<RawTest> raws;
   Status st = ReadDocuments(*docs, file, &raws);
   if (!st.ok()) return st;
-  return BuildSuite(raws, {file});
+  return BuildSuite(raws, {file}, opts.setvars);
 }
 
 }  // namespace hb

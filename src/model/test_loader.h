@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "model/setvar.h"
 #include "model/test_spec.h"
 #include "util/status.h"
 
@@ -31,13 +32,15 @@ struct TestSuite {
 
 struct LoadOptions {
   bool recursive = false;  // -R: descend into sub-folders of folders given
+  std::vector<FieldOverride> setvars;  // -S (setvar.h)
 };
 
 // `paths` are files or folders (a folder contributes its *.yaml / *.yml).
 Result<TestSuite> LoadTests(const std::vector<std::string>& paths, const LoadOptions& opts = {});
 
 // Loads tests from YAML text (for tests and tools); `file` names it in messages.
-Result<TestSuite> LoadTestsFromString(const std::string& text, const std::string& file);
+Result<TestSuite> LoadTestsFromString(const std::string& text, const std::string& file,
+                                      const LoadOptions& opts = {});
 
 // The keys a test may use (for documentation and "did you mean").
 const std::vector<std::string>& TestKeys();

@@ -52,12 +52,20 @@ std::string Info(const CaseResult& c) {
   return DisplayName(c) + " /" + Hashcode(c) + " @" + c.system + ":" + c.partition + "+" + c.environ;
 }
 
-// ---- values as ReFrame's _xfmt renders them: json.dumps unless a string ----
+// ---- the record's attributes, typed as ReFrame has them ----
 
-std::string IntOrNull(int n) { return n > 0 ? std::to_string(n) : "null"; }
-std::string TimeOrNull(double t) { return t > 0 ? PyJsonFloat(t) : "null"; }
-std::string StrOrNull(const std::string& s) { return s.empty() ? "null" : s; }
-std::string ListOrNull(const std::vector<std::string>& v) { return v.empty() ? "null" : Join(v, ","); }
+using Json = nlohmann::ordered_json;
+
+Json IntOrNull(int n) { return n > 0 ? Json(n) : Json(nullptr); }
+Json TimeOrNull(double t) { return t > 0 ? Json(t) : Json(nullptr); }
+Json StrOrNull(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+Json ListOrNull(const std::vector<std::string>& v) { return v.empty() ? Json(nullptr) : Json(v); }
+
+Json EnvVars(const CaseResult& c) {
+  Json o = Json::object();
+  for (const auto& [k, v] : c.env_vars) o[k] = v;
+  return o;
+}
 
 double CompletionTime(const CaseResult& c) {
   return c.job_completion_time > 0 ? c.job_completion_time : c.end_time;
@@ -81,55 +89,60 @@ std::string FormatTime(double t, const std::string& datefmt) {
 
 // The test's loggable attributes: the ones %(check_#ALL)s lists. Names and
 // unset values as ReFrame 4's RegressionTest has them.
-Attrs LoggableAttrs(const CaseResult& c) {
-  Attrs a = {
+PerflogAttrs LoggableAttrs(const CaseResult& c) {
+  PerflogAttrs a = {
       {"check_descr", c.descr},
       {"check_display_name", DisplayName(c)},
-      {"check_env_vars", PyJsonObject(c.env_vars)},
+      {"check_env_vars", EnvVars(c)},
       {"check_environ", c.environ},
-      {"check_exclusive_access", c.exclusive_access ? "true" : "false"},
-      {"check_extra_resources", PyJsonObject(c.extra_resources)},
+      {"check_exclusive_access", c.exclusive_access},
+      {"check_extra_resources", Json(c.extra_resources)},
       {"check_hashcode", Hashcode(c)},
       {"check_job_completion_time_unix", TimeOrNull(CompletionTime(c))},
-      {"check_job_exitcode", c.exit_code != -1 ? std::to_string(c.exit_code) : "null"},
+      {"check_job_exitcode", c.exit_code != -1 ? Json(c.exit_code) : Json(nullptr)},
       {"check_job_nodelist", ListOrNull(c.nodelist)},
       {"check_job_submit_time", TimeOrNull(c.job_submit_time)},
       {"check_jobid", StrOrNull(c.job_id)},
-      {"check_maintainers", Join(c.maintainers, ",")},
-      {"check_modules", Join(c.modules, ",")},
+      {"check_maintainers", Json(c.maintainers)},
+      {"check_modules", Json(c.modules)},
       {"check_name", DisplayName(c)},
       {"check_num_cpus_per_task", IntOrNull(c.num_cpus_per_task)},
       {"check_num_gpus_per_node", IntOrNull(c.num_gpus_per_node)},
-      {"check_num_tasks", std::to_string(c.num_tasks)},
-      {"check_num_tasks_per_core", "null"},
+      {"check_num_tasks", c.num_tasks},
+      {"check_num_tasks_per_core", nullptr},
       {"check_num_tasks_per_node", IntOrNull(c.num_tasks_per_node)},
-      {"check_num_tasks_per_socket", "null"},
+      {"check_num_tasks_per_socket", nullptr},
       {"check_outputdir", StrOrNull(c.outputdir)},
       {"check_partition", c.partition},
       {"check_perfvalues", ""},  // expanded with format_perfvars
       {"check_short_name", ShortName(c)},
       {"check_stagedir", StrOrNull(c.stagedir)},
       {"check_system", c.system},
-      {"check_tags", Join(c.tags, ",")},
+      {"check_tags", Json(c.tags)},
       {"check_unique_name", UniqueName(c)},
-      {"check_use_multithreading", "null"},
+      {"check_use_multithreading", nullptr},
   };
   // Parameters are loggable attributes too; a test attribute wins a clash.
   for (const auto& [k, v] : c.parameters) a.emplace("check_" + k, v);
   return a;
 }
 
-// Everything a format may name: the loggable attributes and the extras the
-// logger adds (check_result, check_job_completion_time, check_info,
-// version, hostname, osuser).
+// ReFrame's _xfmt: strings as they are, lists joined with ',', anything
+// else as json.dumps.
+std::string Xfmt(const Json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (!v.is_array()) return PyJsonDumps(v);
+  std::vector<std::string> items;
+  for (const auto& e : v) items.push_back(e.is_string() ? e.get<std::string>() : PyJsonDumps(e));
+  return Join(items, ",");
+}
+
+// Everything a format may name, rendered: PerflogAttributes, with
+// check_job_completion_time in the handler's datefmt.
 Attrs AllAttrs(const PerflogFormat& fmt, const SessionInfo& s, const CaseResult& c) {
-  Attrs a = LoggableAttrs(c);
-  a["check_result"] = c.result;
+  Attrs a;
+  for (const auto& [k, v] : PerflogAttributes(s, c)) a[k] = Xfmt(v);
   a["check_job_completion_time"] = FormatTime(CompletionTime(c), fmt.datefmt);
-  a["check_info"] = Info(c);
-  a["version"] = s.version;
-  a["hostname"] = s.hostname;
-  a["osuser"] = s.user;
   return a;
 }
 
@@ -338,6 +351,19 @@ Status AppendWithHeader(const std::string& path, const std::string& header, cons
 }
 
 }  // namespace
+
+PerflogAttrs PerflogAttributes(const SessionInfo& s, const CaseResult& c) {
+  PerflogAttrs a = LoggableAttrs(c);
+  a["check_result"] = c.result;
+  a["check_job_completion_time"] = FormatTime(CompletionTime(c), "%FT%T%:z");
+  a["check_info"] = Info(c);
+  a["version"] = s.version;
+  a["hostname"] = s.hostname;
+  a["osuser"] = s.user;
+  // LoggerAdapter.log_performance's message.
+  a["message"] = "sent by " + s.user;
+  return a;
+}
 
 bool ShouldLogPerformance(const CaseResult& c) {
   if (c.perf.empty()) return false;

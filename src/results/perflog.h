@@ -31,8 +31,11 @@
 // flock, and a new file appears atomically with its header (link(2)).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "results/case_result.h"
 #include "util/status.h"
@@ -55,6 +58,16 @@ struct PerflogFormat {
       "check_strict_check", "check_tags", "check_time_limit", "check_valid_prog_environs",
       "check_valid_systems", "check_variables"};
 };
+
+// Every attribute of the case's log record by name, typed as ReFrame has
+// them (numbers, booleans, lists, null): the loggable attributes, the
+// parameters (check_<name>), check_result, check_info,
+// check_job_completion_time (as '%FT%T%:z'), version, hostname, osuser and
+// message ("sent by <user>"). check_perfvalues is "": each handler renders
+// the performance values its own way. The filelog and syslog handlers
+// render these with ReFrame's _xfmt; httpjson sends them as JSON.
+using PerflogAttrs = std::map<std::string, nlohmann::ordered_json>;
+PerflogAttrs PerflogAttributes(const SessionInfo& session, const CaseResult& c);
 
 // True when ReFrame would log the case: it has performance values and it
 // passed, or failed in the performance stage.

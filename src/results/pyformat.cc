@@ -113,6 +113,28 @@ std::string PyJsonObject(const std::vector<std::pair<std::string, std::string>>&
   return out + "}";
 }
 
+std::string PyJsonDumps(const nlohmann::ordered_json& v) {
+  using T = nlohmann::ordered_json::value_t;
+  switch (v.type()) {
+    case T::null: return "null";
+    case T::boolean: return v.get<bool>() ? "true" : "false";
+    case T::number_float: return PyJsonFloat(v.get<double>());
+    case T::string: return PyJsonString(v.get<std::string>());
+    case T::array: {
+      std::string out = "[";
+      for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + PyJsonDumps(v[i]);
+      return out + "]";
+    }
+    case T::object: {
+      std::string out = "{";
+      for (auto it = v.begin(); it != v.end(); ++it)
+        out += (it == v.begin() ? "" : ", ") + PyJsonString(it.key()) + ": " + PyJsonDumps(it.value());
+      return out + "}";
+    }
+    default: return v.dump();  // integers
+  }
+}
+
 std::string PyJsonObject(const std::map<std::string, std::map<std::string, std::string>>& items) {
   std::string out = "{";
   bool first = true;

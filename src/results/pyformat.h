@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace hb {
 
 // repr(float): the shortest text that reads back as v, fixed notation for
@@ -28,6 +30,9 @@ std::string PyJsonString(std::string_view s);
 std::string PyJsonObject(const std::vector<std::pair<std::string, std::string>>& items);
 // json.dumps of {key: {key: value}} (sorted keys, as std::map holds them).
 std::string PyJsonObject(const std::map<std::string, std::map<std::string, std::string>>& items);
+
+// json.dumps(v) of any JSON value (objects in their own key order).
+std::string PyJsonDumps(const nlohmann::ordered_json& v);
 
 // UTF-8 helpers the text formats share: decodes the code point at s[i]
 // (U+FFFD for a malformed byte) and advances i; encodes one code point.

@@ -102,7 +102,13 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   }
   if (paths.empty())
     return Status::Error("no test files given: name test files or folders with -c (or set HETBENCH_CHECK_SEARCH_PATH)");
-  auto suite = LoadTests(paths, LoadOptions{opts.recursive});
+  LoadOptions load{opts.recursive, {}};
+  for (const auto& arg : opts.setvars) {
+    auto o = ParseSetvar(arg);
+    if (!o.ok()) return o.status();
+    load.setvars.push_back(std::move(o.value()));
+  }
+  auto suite = LoadTests(paths, load);
   if (!suite.ok()) return suite.status();
   session->suite = std::move(suite.value());
   Status st = CheckReferences(session->suite, session->config);

@@ -25,6 +25,7 @@ struct SessionOptions {
   std::vector<std::string> config_files;  // -C (after HETBENCH_CONFIG_FILES)
   std::string prefix = ".";             // --prefix
   std::string hostname;                 // "" = this host's name
+  std::vector<std::string> setvars;     // -S [TEST.]FIELD=VALUE (model/setvar.h)
 };
 
 struct Session {

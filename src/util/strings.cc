@@ -156,4 +156,34 @@ std::string FormatNumber(double v, int digits) {
   return buf;
 }
 
+std::vector<std::string> ShellWords(std::string_view s) {
+  std::vector<std::string> words;
+  std::string cur;
+  bool in_word = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(cur);
+      cur.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\\' && i + 1 < s.size()) {
+      cur += s[++i];
+    } else if (c == '\'') {
+      while (++i < s.size() && s[i] != '\'') cur += s[i];
+    } else if (c == '"') {
+      while (++i < s.size() && s[i] != '"') {
+        if (s[i] == '\\' && i + 1 < s.size() && std::string_view("\\\"").find(s[i + 1]) != std::string_view::npos) ++i;
+        cur += s[i];
+      }
+    } else {
+      cur += c;
+    }
+  }
+  if (in_word) words.push_back(cur);
+  return words;
+}
+
 }  // namespace hb

@@ -17,6 +17,12 @@ bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
 std::string ReplaceAll(std::string s, std::string_view from, std::string_view to);
 
+// Splits s into words as Python's shlex.split does (POSIX mode): blanks
+// separate words; '...' and "..." quote (backslash escapes \ " $ ` in
+// double quotes); a backslash outside quotes escapes the next character.
+// An unterminated quote ends at the end of s.
+std::vector<std::string> ShellWords(std::string_view s);
+
 // Quotes s for a POSIX shell so it reaches the program as one literal word.
 // Words made only of safe characters are returned unchanged.
 std::string ShellQuote(std::string_view s);

@@ -52,4 +52,12 @@ TEST(Strings, SplitJoinTrim) {
 }
 
 }  // namespace
+
+TEST(Strings, ShellWordsSplitsAsShlex) {
+  EXPECT_EQ(ShellWords("  -t  nightly "), (std::vector<std::string>{"-t", "nightly"}));
+  EXPECT_EQ(ShellWords("-S 'executable_opts=-n 4' -x\"a b\"c"),
+            (std::vector<std::string>{"-S", "executable_opts=-n 4", "-xa bc"}));
+  EXPECT_EQ(ShellWords(R"(a\ b "q\"x" '')"), (std::vector<std::string>{"a b", "q\"x", ""}));
+}
+
 }  // namespace hb

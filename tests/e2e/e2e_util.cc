@@ -144,4 +144,16 @@ bool WaitFor(const std::function<bool()>& done, double timeout_s) {
   return done();
 }
 
+std::string LocalSite(const std::string& more) {
+  return R"(
+systems:
+  - name: box
+    hostnames: ['.*']
+    partitions:
+      - {name: p, scheduler: local, launcher: local, environs: [gnu]}
+environments:
+  - {name: gnu, cc: gcc}
+)" + more;
+}
+
 }  // namespace e2e

@@ -25,6 +25,11 @@ bool Exists(const std::string& path);
 // Files under `dir` (recursively) whose name matches the glob `pattern`.
 std::vector<std::string> Find(const std::string& dir, const std::string& pattern);
 
+// A site configuration with one system `box` (any host), one local
+// partition `p` and one environment `gnu`, followed by `more` (further
+// top-level sections, as YAML text).
+std::string LocalSite(const std::string& more = "");
+
 // Runs hetbench with `args` in `cwd`; kills it after timeout_s.
 using Env = std::vector<std::pair<std::string, std::string>>;
 Output Hetbench(const std::vector<std::string>& args, const std::string& cwd, double timeout_s = 120,

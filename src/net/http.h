@@ -1,0 +1,71 @@
+// The HTTP(S) transport: one POST/PUT/GET exchange through libcurl
+// (HttpTransport, the seam tests replace), and SendWithRetries, the retry
+// policy senders of records share (the httpjson perflog handler): retry a
+// connection failure, a 429 or a 5xx with exponential back-off, a bounded
+// number of times and within a total time cap, honouring Retry-After.
+//
+// A transport is used from one thread at a time; make one per thread.
+// TLS is verified against the system's CAs.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "util/status.h"
+
+namespace hb {
+
+struct HttpRequest {
+  std::string method = "POST";
+  std::string url;
+  std::string body;
+  std::vector<std::string> headers;  // "Name: value"
+  double timeout_s = 10;             // the whole exchange, connection included
+};
+
+struct HttpResponse {
+  int status = 0;             // HTTP status; 0 when no response came
+  std::string body;
+  double retry_after_s = -1;  // the Retry-After header in seconds; -1 = absent
+  std::string error;          // when status == 0: what failed (curl's words)
+
+  // "HTTP 503" or "connection failed: Couldn't connect to server: ...".
+  std::string Describe() const;
+};
+
+class HttpTransport {
+ public:
+  virtual ~HttpTransport() = default;
+  // One exchange; never retries, never sleeps beyond req.timeout_s.
+  virtual HttpResponse Send(const HttpRequest& req) = 0;
+};
+
+// The libcurl transport. Fails only when libcurl cannot start.
+Result<std::unique_ptr<HttpTransport>> MakeCurlTransport();
+
+struct RetryPolicy {
+  int max_attempts = 4;         // the first try and up to 3 retries
+  double first_backoff_s = 0.5;  // then doubled: 0.5, 1, 2 s
+  double max_backoff_s = 8;      // also caps a Retry-After
+  double max_total_s = 30;       // no retry starts once this much time has passed
+};
+
+// True for what is worth trying again: no response, 429, 5xx.
+bool IsRetryable(const HttpResponse& r);
+
+struct Delivery {
+  HttpResponse last;  // the final answer
+  int attempts = 0;
+  bool ok() const { return last.status >= 200 && last.status < 300; }
+};
+
+// Sends `req`, retrying as `policy` says. `sleep(seconds)` waits between
+// attempts and returns false to give up early (a shutdown); `now()` gives
+// seconds on a monotonic clock. Both default to the real ones when empty.
+Delivery SendWithRetries(HttpTransport* transport, const HttpRequest& req, const RetryPolicy& policy,
+                         const std::function<bool(double)>& sleep = {},
+                         const std::function<double()>& now = {});
+
+}  // namespace hb

@@ -1,0 +1,209 @@
+#include "results/perflog_handlers.h"
+
+#include <algorithm>
+#include <map>
+
+#include "util/strings.h"
+
+namespace hb {
+
+namespace {
+
+using Json = nlohmann::json;
+
+Status FirstError(std::initializer_list<Status> all) {
+  for (const auto& st : all)
+    if (!st.ok()) return st;
+  return Status::OK();
+}
+
+// ReFrame's level names (reframe/core/logging.py _log_level_values).
+int LevelValue(const Json& level, bool* ok) {
+  static const std::map<std::string, int> kLevels = {
+      {"critical", 50}, {"error", 40}, {"warning", 30}, {"info", 20},   {"verbose", 19},
+      {"debug", 10},    {"debug2", 9}, {"undefined", 0}, {"notset", 0}};
+  *ok = true;
+  if (level.is_number_integer()) return level.get<int>();
+  if (level.is_string()) {
+    std::string s = level.get<std::string>();
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (auto it = kLevels.find(s); it != kLevels.end()) return it->second;
+  }
+  *ok = false;
+  return 0;
+}
+
+// Reads one handler's keys with type checks; errors name "handlers_perflog[i] (type): key".
+class HandlerFields {
+ public:
+  HandlerFields(const Json& h, size_t index) : h_(h) {
+    where_ = "logging: handlers_perflog[" + std::to_string(index) + "] (" + h.value("type", "?") + ")";
+  }
+
+  Status CheckKeys(std::vector<std::string> allowed) const {
+    for (const char* k : {"type", "level", "format", "format_perfvars", "datefmt"}) allowed.push_back(k);
+    for (const auto& [k, v] : h_.items())
+      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
+        return Status::Error(where_ + ": unknown key '" + k + "'" + DidYouMean(k, allowed));
+    return Status::OK();
+  }
+  Status String(const char* key, std::string* out, bool required = false) const {
+    if (!h_.contains(key) || h_[key].is_null())
+      return required ? Status::Error(where_ + ": '" + key + "' is required") : Status::OK();
+    if (!h_[key].is_string()) return Error(key, "a string");
+    *out = h_[key].get<std::string>();
+    return Status::OK();
+  }
+  Status Bool(const char* key, bool* out) const {
+    if (!h_.contains(key)) return Status::OK();
+    if (!h_[key].is_boolean()) return Error(key, "true or false");
+    *out = h_[key].get<bool>();
+    return Status::OK();
+  }
+  Status Object(const char* key, Json* out) const {
+    if (!h_.contains(key) || h_[key].is_null()) return Status::OK();
+    if (!h_[key].is_object()) return Error(key, "a mapping");
+    *out = h_[key];
+    return Status::OK();
+  }
+  Status StringList(const char* key, std::vector<std::string>* out) const {
+    if (!h_.contains(key) || h_[key].is_null()) return Status::OK();
+    if (!h_[key].is_array()) return Error(key, "a list of strings");
+    for (const auto& v : h_[key]) {
+      if (!v.is_string()) return Error(key, "a list of strings");
+      out->push_back(v.get<std::string>());
+    }
+    return Status::OK();
+  }
+  Status Error(const std::string& key, const std::string& expected) const {
+    return Status::Error(where_ + ": " + key + ": expected " + expected + ", got " + h_[key].dump());
+  }
+  Status Fail(const std::string& msg) const { return Status::Error(where_ + ": " + msg); }
+  const std::string& where() const { return where_; }
+
+ private:
+  const Json& h_;
+  std::string where_;
+};
+
+// urllib.parse.urlparse's checks in _create_httpjson_handler.
+Status CheckUrl(const HandlerFields& f, const std::string& url) {
+  size_t sep = url.find("://");
+  std::string scheme = sep == std::string::npos ? "" : url.substr(0, sep);
+  if (scheme != "http" && scheme != "https") return f.Fail("url: invalid url scheme: use 'http' or 'https' ('" + url + "')");
+  std::string rest = url.substr(sep + 3);
+  std::string hostport = rest.substr(0, rest.find_first_of("/?#"));
+  hostport = hostport.substr(hostport.rfind('@') == std::string::npos ? 0 : hostport.rfind('@') + 1);
+  size_t colon = hostport.rfind(':');
+  bool bracketed = !hostport.empty() && hostport.back() == ']';
+  std::string host = colon == std::string::npos || bracketed ? hostport : hostport.substr(0, colon);
+  if (host.empty()) return f.Fail("url: invalid hostname ('" + url + "')");
+  std::string port = colon == std::string::npos || bracketed ? "" : hostport.substr(colon + 1);
+  if (port.empty()) return f.Fail("url: no port given ('" + url + "'); write it, e.g. http://host:9200/index/_doc");
+  if (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 || std::stoi(port) > 65535)
+    return f.Fail("url: invalid port ('" + url + "')");
+  return Status::OK();
+}
+
+Result<HttpJsonConfig> ParseHttpJson(const Json& h, const HandlerFields& f, const PerflogHandlerOptions& opts) {
+  HttpJsonConfig cfg;
+  Json extras = Json::object(), headers = Json::object();
+  std::string formatter;
+  Status st = FirstError({f.CheckKeys({"url", "extras", "ignore_keys", "extra_headers", "debug", "json_formatter"}),
+                          f.String("url", &cfg.url, true), f.Object("extras", &extras),
+                          f.StringList("ignore_keys", &cfg.ignore_keys), f.Object("extra_headers", &headers),
+                          f.Bool("debug", &cfg.debug)});
+  if (!st.ok()) return st;
+  if (h.contains("json_formatter") && !h["json_formatter"].is_null())
+    return f.Fail("json_formatter: a Python callable cannot be used by hetbench; remove it (records are sent "
+                  "as ReFrame's default formatter makes them; use ignore_keys and extras to shape them)");
+  st = CheckUrl(f, cfg.url);
+  if (!st.ok()) return st;
+  cfg.extras = nlohmann::ordered_json(extras);
+  for (const auto& [k, v] : headers.items()) {
+    if (!v.is_string()) return f.Error("extra_headers", "string values");
+    cfg.extra_headers.push_back(k + ": " + v.get<std::string>());
+  }
+  cfg.debug_dir = opts.debug_dir;
+  cfg.retry = opts.retry;
+  return cfg;
+}
+
+Result<SyslogConfig> ParseSyslog(const HandlerFields& f) {
+  SyslogConfig cfg;
+  Status st = FirstError({f.CheckKeys({"address", "socktype", "facility"}), f.String("address", &cfg.address, true),
+                          f.String("socktype", &cfg.socktype), f.String("facility", &cfg.facility),
+                          f.String("format", &cfg.fmt.format), f.String("format_perfvars", &cfg.fmt.format_perfvars),
+                          f.String("datefmt", &cfg.fmt.datefmt)});
+  if (!st.ok()) return st;
+  st = CheckSyslogConfig(cfg);
+  if (!st.ok()) return st.Prefixed(f.where());
+  return cfg;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PerflogHandlers>> PerflogHandlers::Create(const Json& logging,
+                                                                 const PerflogHandlerOptions& opts) {
+  auto out = std::make_unique<PerflogHandlers>();
+  if (!logging.is_object() || !logging.contains("handlers_perflog")) return out;
+  const Json& list = logging["handlers_perflog"];
+  if (!list.is_array()) return Status::Error("logging: handlers_perflog: expected a list of handlers");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json& h = list[i];
+    if (!h.is_object() || !h.contains("type") || !h["type"].is_string())
+      return Status::Error("logging: handlers_perflog[" + std::to_string(i) + "]: expected a mapping with 'type'");
+    HandlerFields f(h, i);
+    std::string type = h["type"].get<std::string>();
+    if (type != "httpjson" && type != "syslog") continue;
+    bool ok = true;
+    int level = LevelValue(h.value("level", Json("info")), &ok);
+    if (!ok) return f.Error("level", "a level name (critical, error, warning, info, verbose, debug, debug2)");
+    if (type == "httpjson") {
+      auto cfg = ParseHttpJson(h, f, opts);
+      if (!cfg.ok()) return cfg.status();
+      if (level > 20) continue;
+      auto transport = opts.transport ? opts.transport() : MakeCurlTransport();
+      if (!transport.ok()) return transport.status().Prefixed(f.where());
+      if (cfg->debug)
+        out->warnings_.push_back("httpjson: running in debug mode; no data will be sent to the server");
+      out->http_.push_back(std::make_unique<HttpJsonHandler>(std::move(cfg.value()), std::move(transport.value())));
+    } else {
+      auto cfg = ParseSyslog(f);
+      if (!cfg.ok()) return cfg.status();
+      if (level > 20) continue;
+      auto handler = SyslogHandler::Open(*cfg);
+      if (!handler.ok()) {
+        out->warnings_.push_back(handler.status().str() + "; this handler is left out");
+        continue;
+      }
+      out->syslog_.push_back(std::move(handler.value()));
+    }
+  }
+  return out;
+}
+
+void PerflogHandlers::Log(const SessionInfo& s, const CaseResult& c) {
+  if (!ShouldLogPerformance(c)) return;
+  for (auto& h : http_) h->Log(s, c);
+  for (auto& h : syslog_) {
+    Status st = h->Log(s, c);
+    if (!st.ok()) warnings_.push_back(st.str());
+  }
+}
+
+void PerflogHandlers::Finish(double timeout_s) {
+  for (auto& h : http_) h->Finish(timeout_s);
+}
+
+std::vector<std::string> PerflogHandlers::TakeWarnings() {
+  std::vector<std::string> out;
+  out.swap(warnings_);
+  for (auto& h : http_) {
+    auto w = h->TakeWarnings();
+    out.insert(out.end(), w.begin(), w.end());
+  }
+  return out;
+}
+
+}  // namespace hb
