@@ -91,6 +91,17 @@ void SessionTerm(const std::vector<std::string>& ids, Where* w) {
   w->params.insert(w->params.end(), ids.begin(), ids.end());
 }
 
+// The filters of a query over cases (alias c) joined with their sessions
+// (alias s); `session_ids` are the query's sessions, resolved.
+Where CaseWhere(const StoreQuery& q, const std::vector<std::string>& session_ids) {
+  Where w;
+  CaseTerms(q, &w);
+  if (q.since) w.Add("c.start_time >= ?", *q.since);
+  if (q.until) w.Add("c.start_time < ?", *q.until);
+  SessionTerm(session_ids, &w);
+  return w;
+}
+
 std::string Prefixed(const std::vector<std::string>& cols, const std::string& alias) {
   std::vector<std::string> out;
   for (const auto& c : cols) out.push_back(alias + "." + c);
@@ -169,13 +180,9 @@ Result<std::vector<StoredSession>> Store::Sessions(const StoreQuery& q) {
 
 Result<std::vector<StoredCase>> Store::Cases(const StoreQuery& q) {
   if (Status st = CheckPatterns(q); !st.ok()) return st;
-  Where w;
-  CaseTerms(q, &w);
-  if (q.since) w.Add("c.start_time >= ?", *q.since);
-  if (q.until) w.Add("c.start_time < ?", *q.until);
   auto ids = ResolveSessions(q);
   if (!ids.ok()) return ids.status();
-  SessionTerm(*ids, &w);
+  Where w = CaseWhere(q, *ids);
   auto st = SqliteStmt::Prepare(db_, "SELECT c.id, s.session_id, " + Prefixed(kCaseColumns, "c") +
                                          " FROM cases c JOIN sessions s ON s.id = c.session_row WHERE " + w.Sql() +
                                          " ORDER BY c.start_time, c.id", path_);
@@ -215,13 +222,9 @@ Result<std::vector<StoredCase>> Store::Cases(const StoreQuery& q) {
 
 Result<PerfTable> Store::Perf(const StoreQuery& q) {
   if (Status st = CheckPatterns(q); !st.ok()) return st;
-  Where w;
-  CaseTerms(q, &w);
-  if (q.since) w.Add("c.start_time >= ?", *q.since);
-  if (q.until) w.Add("c.start_time < ?", *q.until);
   auto ids = ResolveSessions(q);
   if (!ids.ok()) return ids.status();
-  SessionTerm(*ids, &w);
+  Where w = CaseWhere(q, *ids);
   // Sorted here rather than by SQLite: a sort of a million rows in C++ is
   // several times faster than SQLite's temporary B-tree.
   auto st = SqliteStmt::Prepare(
