@@ -23,7 +23,7 @@ cases="${CASES:-500}"
 values="${VALUES:-4}"
 reps="${REPS:-3}"
 work="$(mktemp -d /tmp/hb_analysis_bench_XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 now=$(date +%s)
 
 # report K: session K of $sessions, one every 20 minutes up to now.

@@ -58,15 +58,27 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
     m.label = label;
     members[s] = m;
   }
-  // Values per series and scale (num_tasks when there is no parameter).
-  std::map<std::string, std::map<double, std::vector<double>>> families;
-  std::map<std::string, int> first_series;
+  // Values per series and scale (num_tasks when there is no parameter);
+  // families found by their key once per series, not once per value.
+  std::map<std::string, int> family_of_key;
+  std::vector<int> family(t.series.size());
+  for (size_t s = 0; s < t.series.size(); ++s)
+    family[s] = family_of_key.try_emplace(members[s].key, static_cast<int>(family_of_key.size())).first->second;
+  std::vector<std::map<double, std::vector<double>>> by_family(family_of_key.size());
+  std::vector<int> family_series(family_of_key.size(), -1);
   for (const auto& p : t.points) {
     const Member& m = members[p.series];
     double scale = m.parameter.empty() ? p.num_tasks : m.scale;
     if (scale <= 0) continue;
-    families[m.key][scale].push_back(p.value);
-    first_series.try_emplace(m.key, p.series);
+    by_family[family[p.series]][scale].push_back(p.value);
+    if (family_series[family[p.series]] < 0) family_series[family[p.series]] = p.series;
+  }
+  std::map<std::string, std::map<double, std::vector<double>>> families;
+  std::map<std::string, int> first_series;
+  for (const auto& [key, f] : family_of_key) {
+    if (by_family[f].size() < 2) continue;
+    families[key] = std::move(by_family[f]);
+    first_series[key] = family_series[f];
   }
   std::vector<ScalingCurve> out;
   for (auto& [key, by_scale] : families) {
@@ -100,13 +112,30 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
 }
 
 std::vector<Variability> RepetitionVariability(const PerfTable& t) {
-  std::map<std::pair<int, int>, std::vector<double>> groups;
-  for (const auto& p : t.points) groups[{p.series, p.session}].push_back(p.value);
+  // (series, session, value), grouped by sorting: a million points make a
+  // million groups of one in a typical store, so no map of vectors.
+  struct Item {
+    int series, session;
+    double value;
+  };
+  std::vector<Item> items;
+  items.reserve(t.points.size());
+  for (const auto& p : t.points) items.push_back({p.series, p.session, p.value});
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return a.series != b.series ? a.series < b.series : a.session < b.session;
+  });
   std::vector<Variability> out;
-  for (auto& [key, values] : groups) {
-    if (values.size() < 2) continue;
-    Summary s = Summarize(values);
-    out.push_back({key.first, key.second, s.count, s.mean, s.cv});
+  std::vector<double> values;
+  for (size_t i = 0; i < items.size();) {
+    size_t e = i;
+    while (e < items.size() && items[e].series == items[i].series && items[e].session == items[i].session) ++e;
+    if (e - i >= 2) {
+      values.clear();
+      for (size_t k = i; k < e; ++k) values.push_back(items[k].value);
+      Summary s = Summarize(values);
+      out.push_back({items[i].series, items[i].session, s.count, s.mean, s.cv});
+    }
+    i = e;
   }
   return out;
 }

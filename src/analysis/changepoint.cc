@@ -49,15 +49,19 @@ double Mean(const std::vector<double>& x, int begin, int end) {
   return s / (end - begin);
 }
 
-// Welch's test and the relative change between [a, b) and [b, c).
-ChangePoint Test(const std::vector<double>& x, int a, int b, int c) {
+// Welch's test and the relative change between [a, b) and [b, c). The
+// change point is the best of the c - a - 2m + 1 places it could be, so p
+// is multiplied by their number (Bonferroni): without that, the best split
+// of pure noise looks significant far more often than max_pvalue says.
+ChangePoint Test(const std::vector<double>& x, int a, int b, int c, int m) {
   ChangePoint cp;
   cp.index = b;
   cp.mean_before = Mean(x, a, b);
   cp.mean_after = Mean(x, b, c);
   cp.rel_change = cp.mean_before != 0 ? (cp.mean_after - cp.mean_before) / std::fabs(cp.mean_before)
                                       : (cp.mean_after == 0 ? 0 : INFINITY);
-  cp.pvalue = WelchTTest(Slice(x, a, b), Slice(x, b, c)).p;
+  double places = std::max(1, c - a - 2 * m + 1);
+  cp.pvalue = std::min(1.0, WelchTTest(Slice(x, a, b), Slice(x, b, c)).p * places);
   return cp;
 }
 
@@ -70,7 +74,7 @@ void Split(const std::vector<double>& x, int begin, int end, const ChangePointOp
   if (end - begin < 2 * m) return;
   std::vector<double> q = EDivisiveStatistics(x, begin, end, m);
   int best = static_cast<int>(std::max_element(q.begin(), q.end()) - q.begin()) + begin + m;
-  if (!Significant(Test(x, begin, best, end), o)) return;
+  if (!Significant(Test(x, begin, best, end, m), o)) return;
   out->push_back(best);
   Split(x, begin, best, o, out);
   Split(x, best, end, o, out);
@@ -110,6 +114,7 @@ std::vector<double> EDivisiveStatistics(const std::vector<double>& x, int begin,
 }
 
 std::vector<ChangePoint> DetectChangePoints(const std::vector<double>& x, const ChangePointOptions& o) {
+  const int m = std::max(2, o.min_segment);
   std::vector<int> idx;
   Split(x, 0, static_cast<int>(x.size()), o, &idx);
   std::sort(idx.begin(), idx.end());
@@ -117,7 +122,7 @@ std::vector<ChangePoint> DetectChangePoints(const std::vector<double>& x, const 
   auto test_all = [&] {
     std::vector<ChangePoint> cps;
     for (size_t k = 0; k < idx.size(); ++k)
-      cps.push_back(Test(x, k == 0 ? 0 : idx[k - 1], idx[k], k + 1 < idx.size() ? idx[k + 1] : n));
+      cps.push_back(Test(x, k == 0 ? 0 : idx[k - 1], idx[k], k + 1 < idx.size() ? idx[k + 1] : n, m));
     return cps;
   };
   for (;;) {

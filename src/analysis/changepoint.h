@@ -8,8 +8,10 @@
 //                  - 1/C(n1,2) sum |x_i - x_k| - 1/C(n2,2) sum |y_j - y_l|)
 //     with x = segment[..tau), y = segment[tau..), each side at least
 //     `min_segment` values. The candidate is kept when Welch's t-test of
-//     the two sides gives p < max_pvalue and the relative change of the
-//     mean is at least min_magnitude; both sides are then split again.
+//     the two sides, Bonferroni-corrected for the number of places the
+//     candidate was chosen from, gives p < max_pvalue and the relative
+//     change of the mean is at least min_magnitude; both sides are then
+//     split again.
 //  2. Merge. While some change point, tested against the segments between
 //     its neighbours, has p >= max_pvalue or a change below min_magnitude,
 //     the weakest of them (largest p) is removed.
@@ -32,7 +34,7 @@ struct ChangePoint {
   int index = 0;  // the first value of the new level
   double mean_before = 0, mean_after = 0;  // of the segments either side
   double rel_change = 0;                   // (after - before) / |before|
-  double pvalue = 1;
+  double pvalue = 1;  // Welch's p times the number of candidate places (at most 1)
 };
 
 // In increasing order of index.

@@ -1,6 +1,7 @@
 #include "report/report.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 
@@ -53,6 +54,49 @@ Json Latest(const ReportInput& in) {
           {"start_time", s.info.start_time}, {"counts", Counts(s)}, {"failures", failures}, {"perf", perf}};
 }
 
+// A number as JSON: the shortest text that reads back the same; null for
+// NaN and infinities.
+void Number(std::string* out, double v) {
+  if (!std::isfinite(v)) {
+    *out += "null";
+    return;
+  }
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+void Pair(std::string* out, double a, double b) {
+  if (out->size() > 1) *out += ',';
+  *out += '[';
+  Number(out, a);
+  *out += ',';
+  Number(out, b);
+  *out += ']';
+}
+
+void Triple(std::string* out, double a, double b, double c) {
+  if (out->size() > 1) *out += ',';
+  *out += '[';
+  Number(out, a);
+  *out += ',';
+  Number(out, b);
+  *out += ',';
+  Number(out, c);
+  *out += ']';
+}
+
+// JSON text appended so that it can stand inside <script>: "</" could end
+// the element, and JSON allows "<\/" for it.
+void AppendForScript(const std::string& json, std::string* out) {
+  size_t from = 0;
+  for (size_t at; (at = json.find("</", from)) != std::string::npos; from = at + 2) {
+    out->append(json, from, at - from);
+    *out += "<\\/";
+  }
+  out->append(json, from, std::string::npos);
+}
+
 // [lower, upper] of a value's reference, as assert_reference reads the
 // thresholds (fractions of |ref|); NaN where unbounded.
 std::pair<double, double> Band(const PerfPoint& p) {
@@ -64,7 +108,7 @@ std::pair<double, double> Band(const PerfPoint& p) {
 
 }  // namespace
 
-Json ReportData(const ReportInput& in) {
+void AppendReportJson(const ReportInput& in, std::string* out) {
   const PerfTable& t = in.table;
   Json j;
   j["schema"] = "hetbench-report";
@@ -90,23 +134,26 @@ Json ReportData(const ReportInput& in) {
   std::vector<std::vector<const PerfPoint*>> by_series(t.series.size());
   for (const auto& p : t.points) by_series[p.series].push_back(&p);
   ChangePointOptions cpo;
-  Json series = Json::array();
+  std::string series = "[", points, band;
+  series.reserve(t.points.size() * 28 + 1024);
   std::map<std::string, std::vector<int>> tests;
   std::map<std::string, int> test_changes;
   std::vector<int> json_index(t.series.size(), -1);  // series without values are left out
+  int written = 0;
   for (size_t s = 0; s < t.series.size(); ++s) {
     const PerfSeriesKey& k = t.series[s];
     const auto& pts = by_series[s];
     if (pts.empty()) continue;
-    json_index[s] = static_cast<int>(series.size());
+    json_index[s] = written++;
     bool lower = LowerBetter(k.var, k.unit);
     // One value per session (the median of its repetitions) for the change points.
     std::vector<double> per_session;
     std::vector<int> session_of;
     std::vector<double> time_of;
+    std::vector<double> vals;
     for (size_t i = 0; i < pts.size();) {
       size_t e = i;
-      std::vector<double> vals;
+      vals.clear();
       while (e < pts.size() && pts[e]->session == pts[i]->session) vals.push_back(pts[e++]->value);
       std::sort(vals.begin(), vals.end());
       per_session.push_back(QuantileSorted(vals, 0.5));
@@ -133,29 +180,50 @@ Json ReportData(const ReportInput& in) {
       vmax = std::max(vmax, pts[i]->value);
     }
     double pad = std::max(std::fabs(vmax - vmin), std::fabs(vmax)) * 0.05;
-    Json points = Json::array(), band = Json::array();
+    // The values are most of the data: written as text, not as JSON nodes.
+    // The band is a step line: an entry where it changes, and at the end.
+    points.assign("[");
+    band.assign("[");
+    double band_lo = NAN, band_hi = NAN;
     for (size_t i = first; i < pts.size(); ++i) {
-      points.push_back(Json::array({pts[i]->time, Num(pts[i]->value)}));
+      Pair(&points, pts[i]->time, pts[i]->value);
       auto [lo, hi] = Band(*pts[i]);
-      if (std::isfinite(lo) || std::isfinite(hi))
-        band.push_back(Json::array({pts[i]->time, Num(std::isfinite(lo) ? lo : std::min(vmin, hi) - pad),
-                                    Num(std::isfinite(hi) ? hi : std::max(vmax, lo) + pad)}));
+      bool bounded = std::isfinite(lo) || std::isfinite(hi);
+      if (bounded) {
+        lo = std::isfinite(lo) ? lo : std::min(vmin, hi) - pad;
+        hi = std::isfinite(hi) ? hi : std::max(vmax, lo) + pad;
+      }
+      bool changed = bounded ? !(lo == band_lo && hi == band_hi) : !std::isnan(band_lo);
+      if (changed || (bounded && i + 1 == pts.size())) Triple(&band, pts[i]->time, lo, hi);
+      band_lo = bounded ? lo : NAN;
+      band_hi = bounded ? hi : NAN;
     }
+    points += "]";
+    band += "]";
     test_changes[k.name] += static_cast<int>(changes.size());
     tests[k.name].push_back(json_index[s]);
-    series.push_back({{"test", k.name}, {"case", Label(k)}, {"system", k.system}, {"partition", k.partition},
-                      {"environ", k.environ}, {"var", k.var}, {"unit", k.unit}, {"lower_is_better", lower},
-                      {"total", pts.size()}, {"points", points}, {"band", band}, {"changes", changes}});
+    Json meta = {{"test", k.name}, {"case", Label(k)}, {"system", k.system}, {"partition", k.partition},
+                 {"environ", k.environ}, {"var", k.var}, {"unit", k.unit}, {"lower_is_better", lower},
+                 {"total", pts.size()}, {"changes", changes}};
+    std::string text = meta.dump();
+    text.pop_back();  // the closing brace
+    if (series.size() > 1) series += ',';
+    series += text;
+    series += ",\"points\":";
+    series += points;
+    series += ",\"band\":";
+    series += band;
+    series += '}';
   }
-  j["series"] = series;
+  series += "]";
   Json tj = Json::array();
   for (const auto& [name, ids] : tests) tj.push_back({{"name", name}, {"series", ids}, {"changes", test_changes[name]}});
   j["tests"] = tj;
   j["changepoint_method"] =
-      "Change points: split/merge of the per-session medians (E-divisive candidates, Welch's t-test p < " +
-      std::to_string(cpo.max_pvalue).substr(0, 5) + ", at least " + std::to_string(cpo.min_segment) +
-      " sessions on each side), as Apache Otava does. A regression is a move in the worse direction (units of time: "
-      "up; others: down).";
+      "Change points: split/merge of the per-session medians (E-divisive candidates; Welch's t-test, "
+      "Bonferroni-corrected for the places a candidate was chosen from, p < 0.001; at least 3 sessions on each "
+      "side), as Apache Otava does. A regression is a move in the worse direction (units of time: up; others: "
+      "down).";
 
   Json parts = Json::array();
   for (const auto& [var, group] : BreakdownParts()) parts.push_back(var);
@@ -187,30 +255,34 @@ Json ReportData(const ReportInput& in) {
     va.push_back({{"series", json_index[s]}, {"session", t.sessions[v.session].session_id}, {"count", v.count},
                   {"mean", Num(v.mean)}, {"cv", Num(v.cv)}});
   j["variability"] = va;
-  return j;
+  std::string head = j.dump();
+  head.pop_back();
+  AppendForScript(head, out);
+  *out += ",\"series\":";
+  AppendForScript(series, out);
+  *out += '}';
 }
 
+std::string ReportJson(const ReportInput& in) {
+  std::string out;
+  AppendReportJson(in, &out);
+  return out;
+}
+
+Json ReportData(const ReportInput& in) { return Json::parse(ReportJson(in)); }
+
 std::string RenderReport(const ReportInput& in) {
-  std::string data = ReportData(in).dump();
-  // Inside <script>, "</" could end the element: JSON allows "<\/".
-  std::string safe;
-  safe.reserve(data.size() + 64);
-  for (size_t i = 0; i < data.size(); ++i) {
-    if (data[i] == '<' && i + 1 < data.size() && data[i + 1] == '/') {
-      safe += "<\\/";
-      ++i;
-    } else {
-      safe += data[i];
-    }
-  }
-  std::string page = kReportPageHtml;
-  auto put = [&](const std::string& mark, const std::string& text) {
-    size_t at = page.find(mark);
-    if (at != std::string::npos) page.replace(at, mark.size(), text);
-  };
-  put("/*HB_CHARTJS*/", kChartJs);
-  put("/*HB_DATA*/", safe);
-  return page;
+  const std::string page = kReportPageHtml;
+  const std::string js_mark = "/*HB_CHARTJS*/", data_mark = "/*HB_DATA*/";
+  size_t js_at = page.find(js_mark), data_at = page.find(data_mark);
+  std::string out;
+  out.reserve(page.size() + std::char_traits<char>::length(kChartJs) + in.table.points.size() * 28 + (1 << 20));
+  out.append(page, 0, js_at);
+  out += kChartJs;
+  out.append(page, js_at + js_mark.size(), data_at - js_at - js_mark.size());
+  AppendReportJson(in, &out);
+  out.append(page, data_at + data_mark.size(), std::string::npos);
+  return out;
 }
 
 }  // namespace hb

@@ -50,6 +50,7 @@ TEST(ReportData, SeriesChangePointsFailuresAndLimits) {
   EXPECT_EQ(s["points"].size(), 5u);  // max_points, the latest
   EXPECT_EQ(s["points"][0][0], 7001.0);
   // Lower bound 90 GB/s; the unbounded upper side ends above the values.
+  ASSERT_EQ(s["band"].size(), 2u);  // a step line: the start and the end of one level
   EXPECT_DOUBLE_EQ(s["band"][0][1].get<double>(), 90);
   EXPECT_GT(s["band"][0][2].get<double>(), 81);
   ASSERT_EQ(s["changes"].size(), 1u);
