@@ -67,10 +67,23 @@ struct ReportCommandOptions {
   int max_points = 500;  // per history chart (the latest ones)
 };
 
+// `hetbench detect`: this host's topology, or (with a partition) its
+// compute nodes' through a detection job, cached per partition.
+struct DetectCommandOptions {
+  std::vector<std::string> config_files;  // -C
+  std::string partition;                  // --partition / --system SYS[:PART]; "" = this host
+  bool json = false;                      // --json: the topology document instead of YAML
+  std::string output;                     // -o FILE ("" = stdout)
+  bool refresh = false;                   // --refresh: detect even when cached
+  double time_limit_s = 0;                // --time-limit (0 = configuration's, else 5m)
+  std::string exe;                        // --hetbench PATH: hetbench as the nodes see it
+  std::vector<std::string> job_options;   // -J
+};
+
 int ListCommand(const SessionOptions& opts, bool details);
 int RunCommand(RunCommandOptions opts);
 int ShowConfigCommand(const SessionOptions& opts, const std::string& path);
-int DetectCommand();
+int DetectCommand(const DetectCommandOptions& opts);
 int ResultsCommand(const ResultsCommandOptions& opts);
 int CompareCommand(const CompareCommandOptions& opts);
 int ReportCommand(const ReportCommandOptions& opts);

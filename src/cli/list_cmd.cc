@@ -1,11 +1,10 @@
-// `hetbench list` and `hetbench show-config` / `hetbench detect`.
+// `hetbench list` and `hetbench show-config`.
 #include <cstdio>
 #include <map>
 #include <set>
 
 #include "cli/commands.h"
 #include "config/config_loader.h"
-#include "config/detect.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -86,12 +85,6 @@ int ShowConfigCommand(const SessionOptions& opts, const std::string& path) {
   std::string yaml = ConfigToYaml(node);
   std::fwrite(yaml.data(), 1, yaml.size(), stdout);
   if (!yaml.empty() && yaml.back() != '\n') std::fputc('\n', stdout);
-  return 0;
-}
-
-int DetectCommand() {
-  std::string yaml = DetectionToYaml(DetectProcessor(), DetectDevices());
-  std::fwrite(yaml.data(), 1, yaml.size(), stdout);
   return 0;
 }
 

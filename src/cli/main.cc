@@ -245,6 +245,43 @@ CLI::App* AddReport(CLI::App& app, hb::ReportCommandOptions* o) {
   return r;
 }
 
+CLI::App* AddDetect(CLI::App& app, hb::DetectCommandOptions* o) {
+  CLI::App* d = app.add_subcommand("detect", "Print the processor and devices of this host, or of a partition's "
+                                             "compute nodes, as YAML for a partition");
+  d->footer(
+      "Examples:\n"
+      "  hetbench detect                                   this host\n"
+      "  hetbench detect -C site.yaml --partition hpc:gpu  a compute node of hpc:gpu, through a job\n"
+      "  hetbench detect -C site.yaml --system hpc --refresh   every partition of hpc, detected anew\n"
+      "A partition's result is cached (general/topology_prefix, else $XDG_CACHE_HOME/hetbench/topology)\n"
+      "and fills in `processor` and `devices` where the configuration leaves them out.\n"
+      "The job runs this hetbench binary on the node: it must be there at the same path (a shared\n"
+      "file system), or give --hetbench / general/remote_hetbench. See docs/detect.md.");
+  d->add_option("-C,--config-file", o->config_files, "Site configuration file (repeatable; as in `hetbench run`)")
+      ->type_name("FILE");
+  d->add_option("--partition,--system", o->partition,
+                "Detect on partition PART of system SYS (all its partitions without PART) through a job")
+      ->type_name("SYS[:PART]");
+  d->add_flag("--json", o->json, "Print the topology document (JSON, as cached) instead of YAML");
+  d->add_option("-o,--output", o->output, "Write to FILE instead of standard output")->type_name("FILE");
+  d->add_flag("--refresh", o->refresh, "Detect again even when the partition's topology is cached");
+  d->add_option_function<std::string>(
+       "--time-limit",
+       [o](const std::string& v) {
+         auto s = hb::ParseDuration(v);
+         if (!s || *s <= 0) throw CLI::ValidationError("--time-limit", "expected a duration such as 5m, got " + v);
+         o->time_limit_s = *s;
+       },
+       "Cancel a detection job not done after DURATION, queueing included (default 5m)")
+      ->type_name("DURATION");
+  d->add_option("--hetbench", o->exe, "The hetbench binary as the compute nodes see it (default: this one)")
+      ->type_name("PATH");
+  d->add_option("-J,--job-option", o->job_options, "Pass OPT to the scheduler (repeatable, as in `hetbench run`)")
+      ->type_name("OPT")
+      ->allow_extra_args(false);
+  return d;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -331,7 +368,8 @@ int main(int argc, char** argv) {
   AddConfig(show, &show_opts, &mode);
   show->add_option("path", show_path, "Part to print, e.g. systems/0/partitions")->type_name("PATH");
 
-  CLI::App* detect = app.add_subcommand("detect", "Print this host's processor and devices as YAML for a partition");
+  hb::DetectCommandOptions detect_opts;
+  CLI::App* detect = AddDetect(app, &detect_opts);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -353,7 +391,10 @@ int main(int argc, char** argv) {
     return hb::RunCommand(run_opts);
   }
   if (*show) return hb::ShowConfigCommand(show_opts, show_path);
-  if (*detect) return hb::DetectCommand();
+  if (*detect) {
+    for (auto& o : detect_opts.job_options) o = hb::NormalizeJobOption(o);
+    return hb::DetectCommand(detect_opts);
+  }
   if (*compare) return hb::CompareCommand(compare_opts);
   if (*report) return hb::ReportCommand(report_opts);
   if (*results) {

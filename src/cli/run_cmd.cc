@@ -16,6 +16,7 @@
 #include "results/run_report.h"
 #include "results/store.h"
 #include "run/ci_pipeline.h"
+#include "run/remote_detect.h"
 #include "sched/scheduler_factory.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -162,6 +163,10 @@ int RunCommand(RunCommandOptions o) {
   }
   if (!restore_ids.empty()) RestrictCases(&session, restore_ids);
   if (!o.ci_generate.empty()) return GenerateCi(o, session);
+  if (!o.exec.dry_run) {
+    auto note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    if (DetectMissingTopologies(&session, o.exec.job_options, note) != 0) return 130;
+  }
 
   SessionInfo info;
   info.session_id = session.id;

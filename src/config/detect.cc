@@ -406,6 +406,43 @@ nlohmann::json DevicesToJson(const std::vector<Device>& devices) {
   return out;
 }
 
+Result<Processor> ProcessorFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Status::Error("processor: expected an object, got " + std::string(j.type_name()));
+  Processor p;
+  try {
+    for (auto [key, field] : {std::pair{"arch", &p.arch}, {"vendor", &p.vendor}, {"model", &p.model},
+                              {"platform", &p.platform}})
+      if (j.contains(key)) *field = j.at(key).get<std::string>();
+    for (auto [key, field] : {std::pair{"num_cpus", &p.num_cpus}, {"num_cpus_per_core", &p.num_cpus_per_core},
+                              {"num_cpus_per_socket", &p.num_cpus_per_socket}, {"num_sockets", &p.num_sockets}})
+      if (j.contains(key)) *field = j.at(key).get<int>();
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Error(std::string("processor: ") + e.what());
+  }
+  if (j.contains("topology")) p.topology = j["topology"];
+  return p;
+}
+
+Result<std::vector<Device>> DevicesFromJson(const nlohmann::json& j) {
+  if (!j.is_array()) return Status::Error("devices: expected a list, got " + std::string(j.type_name()));
+  std::vector<Device> out;
+  try {
+    for (const auto& d : j)
+      out.push_back(Device{d.at("type").get<std::string>(), d.value("arch", ""), d.value("model", ""),
+                           d.value("num_devices", 1)});
+  } catch (const nlohmann::json::exception& e) {
+    return Status::Error(std::string("devices: ") + e.what());
+  }
+  return out;
+}
+
+std::optional<std::string> ProcessorField(const Processor& p, const std::string& field) {
+  nlohmann::json j = ProcessorToJson(p);  // holds only the fields that are set
+  auto it = j.find(field);
+  if (it == j.end() || field == "topology") return std::nullopt;
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
 std::string DetectionToYaml(const Processor& p, const std::vector<Device>& devices) {
   return ConfigToYaml({{"processor", ProcessorToJson(p)}}) + ConfigToYaml({{"devices", DevicesToJson(devices)}});
 }

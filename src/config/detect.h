@@ -56,6 +56,15 @@ std::string NvidiaArchFromComputeCap(const std::string& cap);
 // partition as YAML.
 nlohmann::json ProcessorToJson(const Processor& p);
 nlohmann::json DevicesToJson(const std::vector<Device>& devices);
+// The reverse of ProcessorToJson and DevicesToJson, for files hetbench
+// wrote (topology.h); keys it does not know are ignored, wrong types are
+// errors.
+Result<Processor> ProcessorFromJson(const nlohmann::json& j);
+Result<std::vector<Device>> DevicesFromJson(const nlohmann::json& j);
+// The value of `field` (arch, vendor, model, platform, num_cpus,
+// num_cpus_per_core, num_cpus_per_socket, num_sockets) of p, for the
+// {processor.FIELD} placeholders; nullopt when unknown or unset.
+std::optional<std::string> ProcessorField(const Processor& p, const std::string& field);
 std::string DetectionToYaml(const Processor& p, const std::vector<Device>& devices);
 
 }  // namespace hb

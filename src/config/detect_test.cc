@@ -184,6 +184,59 @@ TEST(Detect, ParseRocmSmi) {
   EXPECT_EQ(ParseRocmSmi(kRocmProductName)[0].arch, "");
 }
 
+// rocm-smi of ROCm 4.0 on an MI100 (as posted in ROCm/legacy-rocm-build
+// issue 1351): the series is a PCI id and there is no GFX version line.
+const char kRocm4Mi100[] = "======================= ROCm System Management Interface =======================\n"
+                           "================================= Product Info =================================\n"
+                           "GPU[0]\t\t: Card series: \t\t0x738c\n"
+                           "GPU[0]\t\t: Card model: \t\t0xc34\n"
+                           "GPU[0]\t\t: Card vendor: \t\tAdvanced Micro Devices, Inc. [AMD/ATI]\n"
+                           "GPU[0]\t\t: Card SKU: \t\tD34314\n"
+                           "================================================================================\n"
+                           "============================= End of ROCm SMI Log ==============================\n";
+
+TEST(Detect, ParseRocmSmiOfOlderAndNewerRocm) {
+  std::vector<Device> d = ParseRocmSmi(kRocm4Mi100);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].model, "0x738c");
+  EXPECT_EQ(d[0].arch, "");
+  // ROCm 6 capitalises the keys and prints the GFX version in the same table.
+  d = ParseRocmSmi("GPU[0]\t\t: Card Series: \t\tAMD Instinct MI210\nGPU[0]\t\t: GFX Version: \t\tgfx90a\n");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].model, "AMD Instinct MI210");
+  EXPECT_EQ(d[0].arch, "gfx90a");
+}
+
+TEST(Detect, ProcessorFieldsForPlaceholders) {
+  Processor p;
+  p.arch = "zen3";
+  p.num_cpus = 128;
+  EXPECT_EQ(ProcessorField(p, "num_cpus"), std::optional<std::string>("128"));
+  EXPECT_EQ(ProcessorField(p, "arch"), std::optional<std::string>("zen3"));
+  EXPECT_EQ(ProcessorField(p, "num_sockets"), std::nullopt) << "unset";
+  EXPECT_EQ(ProcessorField(p, "vendor"), std::nullopt) << "unset";
+  EXPECT_EQ(ProcessorField(p, "topology"), std::nullopt);
+  EXPECT_EQ(ProcessorField(p, "nonsense"), std::nullopt);
+}
+
+TEST(Detect, ProcessorAndDevicesFromJsonAreTheReverseOfToJson) {
+  Processor p;
+  p.arch = "neoverse_v2";
+  p.vendor = "ARM";
+  p.num_cpus = 72;
+  p.num_sockets = 1;
+  p.topology = {{"numa_nodes", {"0xff"}}};
+  auto back = ProcessorFromJson(ProcessorToJson(p));
+  ASSERT_TRUE(back.ok()) << back.status().str();
+  EXPECT_EQ(ProcessorToJson(*back), ProcessorToJson(p));
+  std::vector<Device> d = {{"gpu", "sm_90", "NVIDIA GH200 480GB", 1}, {"ipu", "", "", 4}};
+  auto devices = DevicesFromJson(DevicesToJson(d));
+  ASSERT_TRUE(devices.ok()) << devices.status().str();
+  EXPECT_EQ(DevicesToJson(*devices), DevicesToJson(d));
+  EXPECT_FALSE(ProcessorFromJson(json::array()).ok());
+  EXPECT_FALSE(DevicesFromJson(json::object()).ok());
+}
+
 TEST(Detect, DetectDevicesThroughTheCommandSeam) {
   std::vector<std::string> ran;
   CommandRunner amd_only = [&](const std::vector<std::string>& argv) -> std::optional<std::string> {

@@ -13,6 +13,7 @@
 #include "check/performance.h"
 #include "check/reference.h"
 #include "check/sanity.h"
+#include "config/detect.h"
 #include "launch/container.h"
 #include "launch/launcher.h"
 #include "model/placeholder.h"
@@ -394,6 +395,7 @@ std::optional<std::string> Executor::Lookup(const Task& t, const std::string& na
   if (name == "prefix") return session_.prefix;
   if (name == "session") return session_.id;
   if (name == "repetition") return std::to_string(t.rep);
+  if (StartsWith(name, "processor.")) return ProcessorField(t.part->processor, name.substr(10));
   if (StartsWith(name, "deps.")) {
     auto parts = Split(name, '.');
     if (parts.size() != 3) return std::nullopt;

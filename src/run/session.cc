@@ -4,11 +4,14 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <ctime>
 #include <map>
 #include <set>
 
 #include "config/config_loader.h"
+#include "config/topology.h"
+#include "results/store.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -34,7 +37,13 @@ std::string NewSessionId() {
 Result<SiteConfig> LoadConfiguration(const std::vector<std::string>& cli_files) {
   std::vector<std::string> files = cli_files.empty() ? ConfigFilesFromEnv() : cli_files;
   if (files.empty()) return GenericConfig();
-  return LoadSiteConfig(files);
+  auto config = LoadSiteConfig(files);
+  if (!config.ok()) return config;
+  // Partitions without `processor` or `devices` get the cached topology
+  // that `hetbench detect --partition` or remote_detect left.
+  for (const auto& w : ApplyTopologyCache(&*config, ProcessEnv))
+    std::fprintf(stderr, "hetbench: warning: %s\n", w.c_str());
+  return config;
 }
 
 Status CheckReferences(const TestSuite& suite, const SiteConfig& config) {

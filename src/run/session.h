@@ -55,7 +55,9 @@ Status CheckReferences(const TestSuite& suite, const SiteConfig& config);
 std::string NewSessionId();
 
 // The site configuration in force: the files given with -C, else those in
-// HETBENCH_CONFIG_FILES, else the embedded generic configuration.
+// HETBENCH_CONFIG_FILES, else the embedded generic configuration; partitions
+// that leave out `processor` or `devices` get their cached topology
+// (config/topology.h).
 Result<SiteConfig> LoadConfiguration(const std::vector<std::string>& cli_files);
 
 }  // namespace hb

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <regex>
 #include <thread>
 
 #include "../e2e/e2e_util.h"
@@ -210,6 +211,33 @@ job_options: ['--comment={v}']
     std::string out = Read(std::string(c["outputdir"]) + "/hb_job.out");
     EXPECT_EQ(out, "<" + v + ">\n") << c["display_name"];
   }
+}
+
+// `hetbench detect --partition` submits its detection job with sbatch; the
+// one node is this host, so it finds what a local `hetbench detect` finds.
+TEST_P(SlurmTest, DetectTopologyThroughSbatch) {
+  std::string part = std::string("slurmtest:") + GetParam().partition;
+  e2e::Env env = {{"XDG_CACHE_HOME", dir_ + "/cache"}};
+  auto local = Hetbench({"detect"}, dir_, 60, env);
+  ASSERT_EQ(local.exit_code, 0) << local.err;
+  auto o = Hetbench({"detect", "-C", "site.yaml", "--partition", part}, dir_, 240, env);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, local.out);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(o.err, m, std::regex("partition '" + part + "': job (\\d+) \\((slurm|squeue)\\)")))
+      << o.err;
+  std::string job = Shell("scontrol show job " + m[1].str());
+  EXPECT_NE(job.find("JobName=hb_detect"), std::string::npos) << job;
+  EXPECT_NE(job.find("Partition=debug"), std::string::npos) << job;
+  std::string cache = dir_ + "/cache/hetbench/topology/slurmtest-" + GetParam().partition + "/processor.json";
+  EXPECT_EQ(nlohmann::json::parse(Read(cache))["schema"], "hetbench-topology");
+
+  // A submission Slurm refuses: the error names the partition and says why.
+  auto bad = Hetbench({"detect", "-C", "site.yaml", "--partition", part, "--refresh", "-J", "--constraint=nosuch"},
+                      dir_, 120, env);
+  EXPECT_EQ(bad.exit_code, 1) << bad.err;
+  EXPECT_NE(bad.err.find("partition '" + part + "': cannot submit the detection job: "), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("Invalid feature specification"), std::string::npos) << bad.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Slurm, SlurmTest,

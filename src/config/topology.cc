@@ -1,0 +1,147 @@
+#include "config/topology.h"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include "config/detect.h"
+#include "util/fs.h"
+#include "version.h"
+
+namespace hb {
+
+namespace {
+
+double Now() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+// The partition's entry in config->raw (systems/*/partitions/*), or null.
+nlohmann::json* RawPartition(SiteConfig* config, const std::string& system, const std::string& partition) {
+  auto systems = config->raw.find("systems");
+  if (systems == config->raw.end() || !systems->is_array()) return nullptr;
+  for (auto& s : *systems) {
+    if (s.value("name", "") != system || !s.contains("partitions") || !s["partitions"].is_array()) continue;
+    for (auto& p : s["partitions"])
+      if (p.value("name", "") == partition) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Topology DetectLocalTopology() {
+  Topology t;
+  t.processor = DetectProcessor();
+  t.devices = DetectDevices();
+  t.hostname = HostName();
+  t.hetbench_version = HETBENCH_VERSION;
+  t.time = Now();
+  return t;
+}
+
+nlohmann::json TopologyToJson(const Topology& t) {
+  return {{"schema", kTopologySchema},
+          {"schema_version", kTopologySchemaVersion},
+          {"hetbench_version", t.hetbench_version},
+          {"time", t.time},
+          {"hostname", t.hostname},
+          {"processor", ProcessorToJson(t.processor)},
+          {"devices", DevicesToJson(t.devices)}};
+}
+
+Result<Topology> TopologyFromJson(const nlohmann::json& j, const std::string& where) {
+  auto fail = [&](const std::string& why) { return Status::Error(where + ": " + why); };
+  if (!j.is_object() || j.value("schema", "") != kTopologySchema)
+    return fail(std::string("not a hetbench topology file (expected \"schema\": \"") + kTopologySchema + "\")");
+  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
+    return fail("no integer \"schema_version\"");
+  int version = j["schema_version"].get<int>();
+  if (version > kTopologySchemaVersion || version < 1)
+    return fail("schema_version " + std::to_string(version) + " is not one this hetbench reads (it reads 1 to " +
+                std::to_string(kTopologySchemaVersion) + "); detect again with --refresh");
+  Topology t;
+  auto processor = ProcessorFromJson(j.value("processor", nlohmann::json::object()));
+  if (!processor.ok()) return fail(processor.status().message());
+  auto devices = DevicesFromJson(j.value("devices", nlohmann::json::array()));
+  if (!devices.ok()) return fail(devices.status().message());
+  t.processor = std::move(processor).value();
+  t.devices = std::move(devices).value();
+  t.hostname = j.value("hostname", "");
+  t.hetbench_version = j.value("hetbench_version", "");
+  t.time = j.value("time", 0.0);
+  return t;
+}
+
+Result<Topology> ReadTopologyFile(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::Error(path + ": not valid JSON");
+  return TopologyFromJson(j, path);
+}
+
+Status WriteTopologyFile(const std::string& path, const Topology& t) {
+  Status st = MakeDirs(DirName(path));
+  if (!st.ok()) return st;
+  return WriteFileAtomic(path, TopologyToJson(t).dump(2) + "\n");
+}
+
+std::string TopologyPrefix(const nlohmann::json& general, const TopologyEnv& env) {
+  if (general.contains("topology_prefix") && general["topology_prefix"].is_string())
+    return AbsPath(general["topology_prefix"].get<std::string>());
+  std::string cache = env("XDG_CACHE_HOME");
+  if (cache.empty()) cache = JoinPath(env("HOME"), ".cache");
+  return JoinPath(cache, "hetbench/topology");
+}
+
+std::string TopologyFile(const std::string& prefix, const std::string& system, const std::string& partition) {
+  return JoinPath(prefix, system + "-" + partition + "/processor.json");
+}
+
+bool HasConfiguredProcessor(const Partition& p) { return p.raw.contains("processor"); }
+
+bool FillPartitionTopology(const Topology& t, const std::string& system, Partition* part, SiteConfig* config) {
+  nlohmann::json* raw = RawPartition(config, system, part->name);
+  bool filled = false;
+  if (!HasConfiguredProcessor(*part)) {
+    part->processor = t.processor;
+    if (raw) (*raw)["processor"] = ProcessorToJson(t.processor);
+    filled = true;
+  }
+  if (!part->raw.contains("devices") && !t.devices.empty()) {
+    part->devices = t.devices;
+    if (raw) (*raw)["devices"] = DevicesToJson(t.devices);
+    filled = true;
+  }
+  return filled;
+}
+
+std::vector<std::string> ApplyTopologyCache(SiteConfig* config, const TopologyEnv& env) {
+  std::vector<std::string> warnings;
+  for (auto& sys : config->systems) {
+    for (auto& part : sys.partitions) {
+      if (HasConfiguredProcessor(part) && part.raw.contains("devices")) continue;
+      std::string file =
+          TopologyFile(TopologyPrefix(config->SectionFor("general", sys.name, part.name), env), sys.name, part.name);
+      if (!PathExists(file)) continue;
+      auto t = ReadTopologyFile(file);
+      if (!t.ok()) {
+        warnings.push_back("ignoring the cached topology of partition '" + sys.name + ":" + part.name +
+                           "': " + t.status().str());
+        continue;
+      }
+      FillPartitionTopology(*t, sys.name, &part, config);
+    }
+  }
+  return warnings;
+}
+
+}  // namespace hb

@@ -1,0 +1,300 @@
+#include "run/remote_detect.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "launch/launcher.h"
+#include "results/store.h"
+#include "run/module_system.h"
+#include "sched/local_scheduler.h"
+#include "sched/scheduler_factory.h"
+#include "util/fs.h"
+#include "util/signals.h"
+#include "util/strings.h"
+
+namespace hb {
+
+namespace {
+
+constexpr double kDefaultTimeLimit = 300;
+// How long a cancelled job may take to be confirmed gone.
+constexpr double kCancelGrace = 30;
+constexpr int kStderrTailLines = 10;
+constexpr const char* kOutputFile = "topology.json";
+
+double MonotonicNow() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string SelfExe() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "hetbench";
+}
+
+// The last `n` non-empty lines of a file, indented, for error messages.
+std::string Tail(const std::string& path, int n) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return "";
+  std::vector<std::string> lines;
+  for (const auto& l : Split(*text, '\n'))
+    if (!Trim(l).empty()) lines.push_back("  " + l);
+  if (static_cast<int>(lines.size()) > n) lines.erase(lines.begin(), lines.end() - n);
+  return Join(lines, "\n");
+}
+
+bool IsKubernetes(const Partition& p) { return p.scheduler == "k8s" || p.scheduler == "kubernetes"; }
+
+// One detection job in flight.
+struct Pending {
+  size_t index = 0;  // into the targets
+  std::string name;  // sys:part
+  Scheduler* sched = nullptr;
+  Job job;
+  std::string dir;
+  double deadline = 0;  // monotonic
+  double time_limit_s = 0;
+  bool cancelled = false;  // for running past its time limit
+};
+
+// The schedulers of the detection jobs, one per backend name (as the
+// executor shares them), each checked once.
+class Schedulers {
+ public:
+  explicit Schedulers(double kill_grace_s) : kill_grace_s_(kill_grace_s) {}
+  Result<Scheduler*> For(const Partition& part) {
+    auto it = made_.find(part.scheduler);
+    if (it != made_.end()) return it->second.get();
+    std::unique_ptr<Scheduler> s;
+    if (part.scheduler == "local") {
+      s = std::make_unique<LocalScheduler>(LocalScheduler::Options{kill_grace_s_});
+    } else {
+      auto made = MakeScheduler(part.scheduler, part.sched_options);
+      if (!made.ok()) return made.status();
+      s = std::move(made.value());
+    }
+    Status st = s->Check();
+    if (!st.ok()) return st;
+    Scheduler* raw = s.get();
+    made_[part.scheduler] = std::move(s);
+    return raw;
+  }
+  double NextPollDelay() const {
+    double t = std::numeric_limits<double>::infinity();
+    for (const auto& [name, s] : made_) t = std::min(t, s->NextPollDelay());
+    return t;
+  }
+  void Shutdown() {
+    for (auto& [name, s] : made_) s->Shutdown();
+  }
+
+ private:
+  double kill_grace_s_;
+  std::map<std::string, std::unique_ptr<Scheduler>> made_;
+};
+
+// Writes the script and submits the job of one target.
+Status Submit(const DetectTarget& t, const DetectJobOptions& o, Schedulers* schedulers, Pending* p) {
+  const Partition& part = *t.partition;
+  if (IsKubernetes(part))
+    return Status::Error("Kubernetes partitions cannot be detected (the pod's image has no hetbench); write "
+                         "`processor` and `devices` in the configuration");
+  auto sched = schedulers->For(part);
+  if (!sched.ok()) return sched.status();
+  auto launcher = MakeLauncher(part.launcher, part.launcher_options);
+  if (!launcher.ok()) return launcher.status();
+  Status st = MakeDirs(o.workdir);
+  if (!st.ok()) return st;
+  std::string tmpl = JoinPath(AbsPath(o.workdir), "hb-detect-" + t.system->name + "-" + part.name + ".XXXXXX");
+  if (!mkdtemp(tmpl.data())) return Status::Error("cannot create a folder under " + o.workdir + ": " + strerror(errno));
+  p->dir = tmpl;
+  Job& job = p->job;
+  job.name = "hb_detect";
+  job.workdir = p->dir;
+  job.script_path = JoinPath(p->dir, "hb_detect.sh");
+  job.stdout_path = JoinPath(p->dir, "hb_detect.out");
+  job.stderr_path = JoinPath(p->dir, "hb_detect.err");
+  job.time_limit_s = o.time_limit_s;
+  job.num_tasks = 1;
+  job.options = part.access;
+  job.options.insert(job.options.end(), o.job_options.begin(), o.job_options.end());
+  // torchrun starts Python programs only; the batch script already runs on the node.
+  std::string prefix = part.launcher == "torchrun" ? "" : (*launcher)->Prefix(job);
+  ScriptParts parts = DetectScriptParts(*t.system, part, prefix, o.exe, p->dir, JoinPath(p->dir, kOutputFile));
+  parts.directives = (*sched)->Directives(job);
+  st = WriteFile(job.script_path, RunScript(parts));
+  if (!st.ok()) return st;
+  st = (*sched)->Submit(&job);
+  if (!st.ok()) return st;
+  p->sched = *sched;
+  p->time_limit_s = o.time_limit_s;
+  p->deadline = MonotonicNow() + o.time_limit_s;
+  return Status::OK();
+}
+
+// The topology a finished job wrote, or why there is none.
+Result<Topology> Collect(const Pending& p) {
+  std::string head = "partition '" + p.name + "': detection job " + p.job.id;
+  std::string tail = Tail(p.job.stderr_path, kStderrTailLines);
+  std::string stderr_part = tail.empty() ? " (its standard error is empty)" : "; its standard error ends with:\n" + tail;
+  std::string kept = "\n(the job's files are kept in " + p.dir + ")";
+  const JobState& s = p.job.state;
+  if (p.cancelled || s.kind == JobState::Kind::kTimeout)
+    return Status::Error(head + " did not finish within its time limit of " + FormatHMS(p.time_limit_s) +
+                         " (set --time-limit or general/remote_detect_time_limit)" + stderr_part + kept);
+  if (s.kind != JobState::Kind::kCompleted || s.exit_code != 0)
+    return Status::Error(head + " ended " + s.str() + stderr_part + kept);
+  auto t = ReadTopologyFile(JoinPath(p.dir, kOutputFile));
+  if (!t.ok()) return Status::Error(head + " completed but left no topology: " + t.status().str() + stderr_part + kept);
+  (void)RemoveTree(p.dir);
+  return t;
+}
+
+}  // namespace
+
+Result<DetectJobOptions> ResolveDetectOptions(const DetectJobOptions& cli, const nlohmann::json& general) {
+  DetectJobOptions o = cli;
+  auto text = [&](const char* key) -> std::string {
+    auto it = general.find(key);
+    return it != general.end() && it->is_string() ? it->get<std::string>() : "";
+  };
+  if (o.exe.empty()) o.exe = text("remote_hetbench");
+  if (o.exe.empty()) o.exe = SelfExe();
+  if (o.workdir.empty()) o.workdir = text("remote_workdir");
+  if (o.workdir.empty()) o.workdir = ".";
+  if (o.time_limit_s <= 0 && general.contains("remote_detect_time_limit")) {
+    const auto& v = general["remote_detect_time_limit"];
+    auto d = v.is_number() ? std::optional<double>(v.get<double>())
+                           : (v.is_string() ? ParseDuration(v.get<std::string>()) : std::nullopt);
+    if (!d || *d <= 0)
+      return Status::Error("general/remote_detect_time_limit: expected a duration such as '5m', got " + v.dump());
+    o.time_limit_s = *d;
+  }
+  if (o.time_limit_s <= 0) o.time_limit_s = kDefaultTimeLimit;
+  return o;
+}
+
+ScriptParts DetectScriptParts(const System& sys, const Partition& part, const std::string& launcher_prefix,
+                              const std::string& exe, const std::string& workdir, const std::string& output) {
+  ScriptParts p;
+  p.workdir = workdir;
+  p.prepare_cmds = part.prepare_cmds;
+  // The system's and partition's modules and variables: GPU tools such as
+  // rocm-smi may come with a module.
+  auto environ = EnvironmentLines(sys.modules_system, {{sys.modules, sys.env_vars}, {part.modules, part.env_vars}});
+  if (environ.ok()) p.environ = *environ;
+  if (!launcher_prefix.empty()) p.launcher = {launcher_prefix};
+  p.executable = ShellQuote(exe);
+  p.executable_opts = {"detect", "--json", "-o", ShellQuote(output)};
+  return p;
+}
+
+DetectOutcome DetectPartitions(const SiteConfig& config, const std::vector<DetectTarget>& targets,
+                               const DetectJobOptions& cli, const std::function<void(const std::string&)>& note) {
+  DetectOutcome out;
+  out.results.assign(targets.size(), Result<Topology>(Status::Error("not detected")));
+  EventWaiter waiter;
+  Schedulers schedulers(cli.kill_grace_s);
+  std::vector<Pending> in_flight;
+  // 1. Submit one job per partition.
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const DetectTarget& t = targets[i];
+    Pending p;
+    p.index = i;
+    p.name = t.system->name + ":" + t.partition->name;
+    auto o = ResolveDetectOptions(cli, config.SectionFor("general", t.system->name, t.partition->name));
+    Status st = o.ok() ? Submit(t, *o, &schedulers, &p) : o.status();
+    if (!st.ok()) {
+      out.results[i] = st.Prefixed("partition '" + p.name + "': cannot submit the detection job");
+      continue;
+    }
+    note("hetbench: detecting the topology of partition '" + p.name + "': job " + p.job.id + " (" +
+         p.sched->name() + "), time limit " + FormatHMS(p.time_limit_s));
+    in_flight.push_back(std::move(p));
+  }
+  // 2. Wait for events, poll, collect what ended, cancel what ran too long.
+  while (!in_flight.empty()) {
+    double now = MonotonicNow(), wait = schedulers.NextPollDelay();
+    for (const auto& p : in_flight) wait = std::min(wait, std::max(0.0, p.deadline - now));
+    EventWaiter::Events ev = waiter.Wait(wait);
+    if (ev.interrupt && !out.interrupt_signal) {
+      out.interrupt_signal = ev.interrupt;
+      for (auto& p : in_flight) p.sched->Cancel(&p.job);
+      break;
+    }
+    std::map<Scheduler*, std::vector<Job*>> by_sched;
+    for (auto& p : in_flight) by_sched[p.sched].push_back(&p.job);
+    for (auto& [s, jobs] : by_sched) s->Poll(jobs);
+    now = MonotonicNow();
+    std::vector<Pending> still;
+    for (auto& p : in_flight) {
+      bool given_up = p.cancelled && now >= p.deadline;  // cancelled, not confirmed in time
+      if (p.job.state.terminal() || given_up) {
+        out.results[p.index] = Collect(p);
+        continue;
+      }
+      if (!p.cancelled && now >= p.deadline) {
+        p.sched->Cancel(&p.job);
+        p.cancelled = true;
+        p.deadline = now + kCancelGrace;
+      }
+      still.push_back(std::move(p));
+    }
+    in_flight = std::move(still);
+  }
+  for (auto& p : in_flight)
+    out.results[p.index] = Status::Error("partition '" + p.name + "': detection job " + p.job.id +
+                                         " cancelled (interrupted)");
+  schedulers.Shutdown();
+  return out;
+}
+
+int DetectMissingTopologies(Session* session, const std::vector<std::string>& job_options,
+                            const std::function<void(const std::string&)>& note) {
+  SiteConfig& config = session->config;
+  System* sys = nullptr;
+  for (auto& s : config.systems)
+    if (s.name == session->system_name) sys = &s;
+  if (!sys) return 0;
+  std::set<std::string> used;
+  for (const auto& c : session->cases) used.insert(c.partition);
+  std::vector<DetectTarget> targets;
+  std::vector<std::string> files;
+  std::vector<Partition*> parts;
+  for (auto& part : sys->partitions) {
+    nlohmann::json general = config.SectionFor("general", sys->name, part.name);
+    if (!used.count(part.name) || HasConfiguredProcessor(part) || general.value("remote_detect", false) != true)
+      continue;
+    std::string file = TopologyFile(TopologyPrefix(general, ProcessEnv), sys->name, part.name);
+    if (PathExists(file)) continue;  // the cache filled it in already
+    targets.push_back({sys, &part});
+    files.push_back(file);
+    parts.push_back(&part);
+  }
+  if (targets.empty()) return 0;
+  DetectJobOptions cli;
+  cli.job_options = job_options;
+  DetectOutcome out = DetectPartitions(config, targets, cli, note);
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const std::string name = sys->name + ":" + targets[i].partition->name;
+    if (!out.results[i].ok()) {
+      note("hetbench: warning: remote_detect: " + out.results[i].status().str() + "\n(the run goes on without "
+           "the partition's processor information)");
+      continue;
+    }
+    Status st = WriteTopologyFile(files[i], *out.results[i]);
+    if (!st.ok()) note("hetbench: warning: remote_detect: partition '" + name + "': not cached: " + st.str());
+    FillPartitionTopology(*out.results[i], sys->name, parts[i], &config);
+  }
+  return out.interrupt_signal;
+}
+
+}  // namespace hb
