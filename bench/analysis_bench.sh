@@ -60,9 +60,9 @@ report() {
 
 echo "generating $sessions sessions x $cases cases x $values values"
 mkdir -p "$work/reports"
-for k in $(seq 1 "$sessions"); do report "$k" > "$work/reports/run-$k.json"; done
+for k in $(seq 1 "$sessions"); do report "$k" > "$work/reports/run-$(printf %05d "$k").json"; done
 start=$(date +%s.%N)
-"$hb" results import --store "$work/big.db" "$work"/reports/*.json | tail -1
+"$hb" results import --store "$work/big.db" "$work"/reports/*.json | tail -1   # oldest first, as runs land
 echo "import: $(echo "$(date +%s.%N) - $start" | bc) s"
 rm -rf "$work/reports"
 echo "store: $(du -h "$work/big.db" | cut -f1), $(sqlite3 "$work/big.db" 'SELECT count(*) FROM perf') values"

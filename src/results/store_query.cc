@@ -253,8 +253,7 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
     bool passed;
   };
   PerfTable t;
-  std::unordered_map<int64_t, CaseInfo> case_info;
-  case_info.reserve(4096);
+  std::vector<std::pair<int64_t, CaseInfo>> case_rows;  // by case row id
   std::unordered_map<int64_t, int> session_index;
   std::unordered_map<std::string, int> group_index;  // name, display name, place, parameters
   std::vector<PerfSeriesKey> groups;
@@ -274,14 +273,31 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
     if (new_group)
       groups.push_back({cases->Text(6), cases->Text(7), cases->Text(8), cases->Text(9), cases->Text(10), "", "",
                         cases->Text(11)});
-    case_info[cases->Int(0)] = {git->second,
-                                sit->second,
-                                cases->Double(12),
-                                static_cast<int>(cases->Int(13)),
-                                static_cast<int>(cases->Int(14)),
-                                static_cast<int>(cases->Int(15)),
-                                cases->TextView(16) == "pass"};
+    case_rows.push_back({cases->Int(0),
+                         {git->second, sit->second, cases->Double(12), static_cast<int>(cases->Int(13)),
+                          static_cast<int>(cases->Int(14)), static_cast<int>(cases->Int(15)),
+                          cases->TextView(16) == "pass"}});
   }
+  // Row ids are dense where cases were only ever added: then a value finds
+  // its case by subtraction, else by binary search.
+  std::sort(case_rows.begin(), case_rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  const int64_t first_row = case_rows.empty() ? 0 : case_rows.front().first;
+  const int64_t span = case_rows.empty() ? 0 : case_rows.back().first - first_row + 1;
+  std::vector<int> dense;
+  if (span > 0 && span <= 4 * static_cast<int64_t>(case_rows.size()) + 1024) {
+    dense.assign(static_cast<size_t>(span), -1);
+    for (size_t i = 0; i < case_rows.size(); ++i) dense[case_rows[i].first - first_row] = static_cast<int>(i);
+  }
+  auto find_case = [&](int64_t row) -> const CaseInfo* {
+    if (!dense.empty()) {
+      int64_t at = row - first_row;
+      if (at < 0 || at >= span || dense[at] < 0) return nullptr;
+      return &case_rows[dense[at]].second;
+    }
+    auto it = std::lower_bound(case_rows.begin(), case_rows.end(), row,
+                               [](const auto& a, int64_t r) { return a.first < r; });
+    return it != case_rows.end() && it->first == row ? &it->second : nullptr;
+  };
   const std::string perf_where =
       w.terms.empty() ? std::string() : " WHERE p.case_row IN (SELECT c.id" + from + ")";
   // Counted first, so that the million points are allocated once.
@@ -304,34 +320,34 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
     Result<bool> row = perf->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    auto c = case_info.find(perf->Int(0));
-    if (c == case_info.end()) continue;  // not a selected case
+    const CaseInfo* c = find_case(perf->Int(0));
+    if (!c) continue;  // not a selected case
     std::string_view var = perf->TextView(1), unit = perf->TextView(2);
     if (var_id < 0 || var != last_var || unit != last_unit) {
       last_var = var;
       last_unit = unit;
       var_id = var_index.try_emplace({last_var, last_unit}, static_cast<int>(var_index.size())).first->second;
     }
-    uint64_t skey = (static_cast<uint64_t>(c->second.group) << 32) | static_cast<uint32_t>(var_id);
+    uint64_t skey = (static_cast<uint64_t>(c->group) << 32) | static_cast<uint32_t>(var_id);
     auto [kit, new_series] = series_index.try_emplace(skey, static_cast<int>(t.series.size()));
     if (new_series) {
-      PerfSeriesKey k = groups[c->second.group];
+      PerfSeriesKey k = groups[c->group];
       k.var = last_var;
       k.unit = last_unit;
       t.series.push_back(std::move(k));
     }
     PerfPoint p;
     p.series = kit->second;
-    p.session = c->second.session;
+    p.session = c->session;
     p.value = perf->Double(3);
     if ((p.has_ref = !perf->IsNull(4))) p.ref = perf->Double(4);
     if ((p.has_lower = !perf->IsNull(5))) p.lower = perf->Double(5);
     if ((p.has_upper = !perf->IsNull(6))) p.upper = perf->Double(6);
-    p.time = c->second.time;
-    p.repetition = c->second.repetition;
-    p.num_tasks = c->second.num_tasks;
-    p.num_gpus_per_node = c->second.num_gpus_per_node;
-    p.passed = c->second.passed;
+    p.time = c->time;
+    p.repetition = c->repetition;
+    p.num_tasks = c->num_tasks;
+    p.num_gpus_per_node = c->num_gpus_per_node;
+    p.passed = c->passed;
     t.points.push_back(p);
   }
   // Sessions oldest first, and the points' indices with them.
@@ -347,12 +363,13 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
   }
   t.sessions = std::move(sorted);
   for (auto& p : t.points) p.session = where[p.session];
+  // By time; a case's values (same time and session) by series. Values are
+  // stored as their sessions ran, so usually in order already.
   auto before = [](const PerfPoint& a, const PerfPoint& b) {
-    return a.time != b.time ? a.time < b.time : a.session < b.session;
+    if (a.time != b.time) return a.time < b.time;
+    return a.session != b.session ? a.session < b.session : a.series < b.series;
   };
-  // Values are stored as their sessions ran, so usually in order already.
-  if (!std::is_sorted(t.points.begin(), t.points.end(), before))
-    std::stable_sort(t.points.begin(), t.points.end(), before);
+  if (!std::is_sorted(t.points.begin(), t.points.end(), before)) std::sort(t.points.begin(), t.points.end(), before);
   return t;
 }
 

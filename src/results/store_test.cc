@@ -569,6 +569,27 @@ TEST(StoreLarge, OneSessionOf10000CasesLands) {
   EXPECT_EQ(store->Cases(InSession("big"))->size(), 10000u);
 }
 
+// Two cases far apart in a large session: their values are found by the
+// binary search over case rows (the row ids are not dense), not by offset.
+TEST(StoreLarge, PerfOfSparseCasesFindsTheirValues) {
+  TempDir dir;
+  auto store = MustOpen(dir / "r.db");
+  ASSERT_TRUE(store);
+  std::vector<CaseResult> cases = ManyCases(3000, 5000);
+  cases[2999].perf[0].value = 7;
+  ASSERT_TRUE(store->Add(Session("big", 5000), cases).ok());
+  StoreQuery q;
+  q.names = {"^gen_0 %v=0$", "^gen_29 %v=99$"};
+  auto t = store->Perf(q);
+  ASSERT_TRUE(t.ok()) << t.status().str();
+  ASSERT_EQ(t->points.size(), 2u);
+  EXPECT_EQ(t->series[t->points[0].series].display_name, "gen_0 %v=0");
+  EXPECT_DOUBLE_EQ(t->points[0].value, 1.5);
+  EXPECT_EQ(t->series[t->points[1].series].display_name, "gen_29 %v=99");
+  EXPECT_DOUBLE_EQ(t->points[1].value, 7);
+  EXPECT_EQ(store->Perf({})->points.size(), 3000u);
+}
+
 // Reads what a child wrote on the pipe so far (non-blocking after close).
 std::string Drain(int fd) {
   std::string out;
