@@ -6,6 +6,7 @@
 #include <functional>
 #include <utility>
 
+#include "launch/torchrun.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -56,16 +57,6 @@ class SrunLauncher : public Launcher {
   }
 };
 
-// PyTorch's elastic launcher starts one worker per task on this node.
-class TorchrunLauncher : public Launcher {
- public:
-  std::string name() const override { return "torchrun"; }
-  std::vector<std::string> Command(const Job& job) const override {
-    int per_node = job.num_tasks_per_node > 0 ? job.num_tasks_per_node : job.num_tasks;
-    return {"torchrun", "--nproc_per_node=" + std::to_string(per_node)};
-  }
-};
-
 using Factory = std::function<std::unique_ptr<Launcher>()>;
 
 const std::vector<std::pair<std::string, Factory>>& Factories() {
@@ -74,7 +65,7 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
       {"mpirun", [] { return std::make_unique<MpiLauncher>("mpirun", "-np"); }},
       {"mpiexec", [] { return std::make_unique<MpiLauncher>("mpiexec", "-n"); }},
       {"srun", [] { return std::make_unique<SrunLauncher>(); }},
-      {"torchrun", [] { return std::make_unique<TorchrunLauncher>(); }},
+      {"torchrun", [] { return MakeTorchrunLauncher(); }},
   };
   return kFactories;
 }
@@ -101,11 +92,13 @@ const std::vector<std::string>& LauncherNames() {
   return kNames;
 }
 
-Result<std::unique_ptr<Launcher>> MakeLauncher(const std::string& name, std::vector<std::string> options) {
+Result<std::unique_ptr<Launcher>> MakeLauncher(const std::string& name, std::vector<std::string> options,
+                                               const std::string& scheduler) {
   for (const auto& [known, make] : Factories()) {
     if (known != name) continue;
     std::unique_ptr<Launcher> launcher = make();
     launcher->options = std::move(options);
+    launcher->scheduler = scheduler;
     return launcher;
   }
   return Status::Error("unknown launcher '" + name + "'" + DidYouMean(name, LauncherNames()) +

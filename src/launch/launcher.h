@@ -28,6 +28,9 @@ class Launcher {
 
   // Extra options, appended after the launcher's own words.
   std::vector<std::string> options;
+  // The partition's scheduler (local, slurm, pbs, k8s...): how a launcher
+  // that runs once per node (torchrun) starts on every node of the job.
+  std::string scheduler = "local";
 
   // Command(job) and options, joined by spaces ("" for local without options).
   std::string Prefix(const Job& job) const;
@@ -39,7 +42,8 @@ class Launcher {
 // Launchers hetbench knows: local, mpirun, mpiexec, srun, torchrun. An
 // unknown name is an error that lists them, with a did-you-mean.
 Result<std::unique_ptr<Launcher>> MakeLauncher(const std::string& name,
-                                               std::vector<std::string> options = {});
+                                               std::vector<std::string> options = {},
+                                               const std::string& scheduler = "local");
 
 // The names MakeLauncher accepts, in a stable order.
 const std::vector<std::string>& LauncherNames();

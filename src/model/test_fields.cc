@@ -673,6 +673,8 @@ const std::map<std::string, Handler>& Handlers() {
       {"extra_resources", ParseExtraResources},
       {"keep_files", StringList(&TestSpec::keep_files, "keep_files")},
       {"job_options", StringList(&TestSpec::job_options, "job_options")},
+      {"launcher", String(&TestSpec::launcher, "launcher")},
+      {"launcher_options", StringList(&TestSpec::launcher_options, "launcher_options")},
       {"sanity", ParseSanity},
       {"performance", ParsePerformance},
       {"reference", ParseReference},

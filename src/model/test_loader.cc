@@ -133,7 +133,7 @@ Status MergeFields(const RawTest& t, const std::map<std::string, const RawTest*>
 // Fields whose strings may hold placeholders.
 const std::set<std::string> kPlaceholderFields = {
     "executable", "executable_opts", "env_vars", "prerun_cmds", "postrun_cmds", "build_system", "keep_files",
-    "job_options", "modules", "sanity", "performance", "extra_resources", "image"};
+    "job_options", "launcher_options", "modules", "sanity", "performance", "extra_resources", "image"};
 
 Status CheckPlaceholdersIn(const YAML::Node& n, const std::string& file, const std::string& field,
                            const std::vector<std::string>& known) {

@@ -143,6 +143,20 @@ TEST(TestLoader, ModulesInEveryFormWithPlaceholders) {
   }
 }
 
+TEST(TestLoader, LauncherAndItsOptions) {
+  auto r = LoadTestsFromString(
+      "name: a\nexecutable: train.py\nparameters: {port: ['29600']}\nlauncher: torchrun\n"
+      "launcher_options: ['--master_port={port}', --max_restarts=0]\n---\nname: b\nexecutable: x\n",
+      "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(r->specs[0]->launcher, "torchrun");
+  EXPECT_EQ(r->specs[0]->launcher_options, (std::vector<std::string>{"--master_port={port}", "--max_restarts=0"}));
+  EXPECT_EQ(r->specs[1]->launcher, "");  // the partition's
+  EXPECT_TRUE(r->specs[1]->launcher_options.empty());
+  Status st = LoadError("name: a\nexecutable: x\nlauncher_options: ['--master_port={prot}']\n");
+  EXPECT_NE(st.message().find("unknown placeholder '{prot}'"), std::string::npos) << st.str();
+}
+
 // ---- Every bad-input case names file:line:column and what was expected.
 
 TEST(TestLoaderErrors, BadModules) {

@@ -103,6 +103,10 @@ struct TestSpec {
   std::map<std::string, std::map<std::string, std::string>> extra_resources;
   std::vector<std::string> keep_files;
   std::vector<std::string> job_options;  // extra scheduler options
+  // The launcher to use instead of the partition's ("" = the partition's),
+  // and words appended after the partition's launcher_options.
+  std::string launcher;
+  std::vector<std::string> launcher_options;
   std::vector<SanitySpec> sanity;
   std::vector<PerfSpec> performance;
   // reference key (sys:part, sys:*, *) -> variable -> Reference

@@ -579,7 +579,11 @@ Status Executor::SubmitRun(Task* t) {
   std::string err;
   Scheduler* sched = SchedulerFor(*t->part, &err);
   if (!sched) return Status::Error(err);
-  auto launcher = MakeLauncher(t->part->launcher, t->part->launcher_options);
+  // The test's launcher replaces the partition's; its options follow the partition's.
+  std::vector<std::string> launcher_options = t->part->launcher_options;
+  for (const auto& o : s.launcher_options) launcher_options.push_back(Expand(*t, o, true));
+  auto launcher = MakeLauncher(!s.launcher.empty() ? s.launcher : t->part->launcher, std::move(launcher_options),
+                               t->part->scheduler);
   if (!launcher.ok()) return launcher.status();
 
   Job job;
