@@ -14,9 +14,13 @@
 # per GiB is shown too (on a busy machine it explains what wall-clock rates
 # cannot).
 #
+# COLD=1 measures from storage instead: the page cache is dropped before
+# every read (`echo 3 > /proc/sys/vm/drop_caches`, needs root) and each
+# reads the file once.
+#
 # Environment: DIR (dataset folder, default /tmp/hetbench-io-dd), SAMPLES
 # (records, default 512 = 1 GiB), READERS (default: the CPU count),
-# ROUNDS (default 5), EPOCHS (default 3).
+# ROUNDS (default 5), EPOCHS (default 3; 1 with COLD=1), COLD (default 0).
 set -euo pipefail
 
 build=${1:-build}
@@ -25,7 +29,14 @@ dir=${DIR:-/tmp/hetbench-io-dd}
 samples=${SAMPLES:-512}
 readers=${READERS:-$(nproc)}
 rounds=${ROUNDS:-5}
+cold=${COLD:-0}
 epochs=${EPOCHS:-3}
+if [ "$cold" = 1 ]; then
+  epochs=1
+  [ -w /proc/sys/vm/drop_caches ] || { echo "io_vs_dd: COLD=1 needs root to drop caches" >&2; exit 2; }
+fi
+# Before each measurement: nothing (warm), or an empty page cache (cold).
+prepare() { if [ "$cold" = 1 ]; then sync; echo 3 > /proc/sys/vm/drop_caches; fi; }
 common=(--format tfrecord --layout cosmoflow --sample-shape 4,64,64,64 --dir "$dir" --files 1)
 
 [ -x "$io" ] || { echo "io_vs_dd: $io not built" >&2; exit 2; }
@@ -33,7 +44,7 @@ common=(--format tfrecord --layout cosmoflow --sample-shape 4,64,64,64 --dir "$d
 file="$dir/train-00000-of-00001.tfrecord"
 bytes=$(stat -c %s "$file")
 gib=$(awk -v b="$bytes" 'BEGIN { print b / 1073741824 }')
-cat "$file" >/dev/null  # warm
+[ "$cold" = 1 ] || cat "$file" >/dev/null  # warm
 
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > a) ? b : a }'; }
 # Runs a command; prints "MiB/s cpu_seconds" (the MiB/s from the command's
@@ -55,15 +66,18 @@ measure() {
 dd_passes() { for _ in $(seq "$epochs"); do dd if="$file" of=/dev/null bs=1M status=none; done; }
 dd_best=0 raw_best=0 dec_best=0 dd_cpu=0 raw_cpu=0
 for _ in $(seq "$rounds"); do
+  prepare
   read -r rate cpu < <(measure dd_passes)
   dd_best=$(best "$dd_best" "$rate"); dd_cpu=$cpu
+  prepare
   read -r rate cpu < <(measure "$io" "${common[@]}" --readers "$readers" --batch-size 16 --epochs $epochs --decode 0)
   raw_best=$(best "$raw_best" "$rate"); raw_cpu=$cpu
 done
+prepare
 read -r dec_best _ < <(measure "$io" "${common[@]}" --readers "$readers" --batch-size 16 --epochs 1 --decode 1)
 
-printf 'file: %s (%d MiB), readers: %s, %s rounds, load average: %s\n' "$file" $((bytes / 1048576)) "$readers" \
-  "$rounds" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf 'file: %s (%d MiB), readers: %s, %s rounds, %s cache, load average: %s\n' "$file" $((bytes / 1048576)) \
+  "$readers" "$rounds" "$([ "$cold" = 1 ] && echo cold || echo warm)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 awk -v r="$dd_best" -v c="$dd_cpu" -v g="$gib" -v e="$epochs" \
   'BEGIN { printf "dd bs=1M:               %8.0f MiB/s  (%.2f CPU s/GiB)\n", r, c / g / e }'
 awk -v r="$raw_best" -v c="$raw_cpu" -v g="$gib" -v e="$epochs" \
