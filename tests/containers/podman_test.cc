@@ -10,12 +10,7 @@
 
 #include "../e2e/e2e_util.h"
 
-using e2e::Exists;
-using e2e::Hetbench;
-using e2e::Read;
 using e2e::Shell;
-using e2e::TempDir;
-using e2e::Write;
 
 namespace {
 

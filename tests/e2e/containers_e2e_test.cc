@@ -5,11 +5,6 @@
 
 #include "e2e_util.h"
 
-using e2e::Hetbench;
-using e2e::Read;
-using e2e::TempDir;
-using e2e::Write;
-
 namespace {
 
 // The launcher wraps the container command (`srun apptainer exec ...`), and

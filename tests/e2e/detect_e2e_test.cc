@@ -10,12 +10,6 @@
 
 #include "e2e_util.h"
 
-using e2e::Exists;
-using e2e::Hetbench;
-using e2e::Read;
-using e2e::TempDir;
-using e2e::Write;
-
 namespace {
 
 void WriteScript(const std::string& path, const std::string& body) {

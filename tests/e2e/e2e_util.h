@@ -54,3 +54,12 @@ std::string Shell(const std::string& cmd);
 bool WaitFor(const std::function<bool()>& done, double timeout_s);
 
 }  // namespace e2e
+
+// The helpers nearly every end-to-end test uses, by their short names (a
+// header for tests only, so the using-declarations live here once).
+using e2e::Exists;
+using e2e::Hetbench;
+using e2e::Output;
+using e2e::Read;
+using e2e::TempDir;
+using e2e::Write;

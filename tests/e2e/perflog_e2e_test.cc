@@ -16,11 +16,6 @@
 
 #include "e2e_util.h"
 
-using e2e::Hetbench;
-using e2e::Read;
-using e2e::TempDir;
-using e2e::Write;
-
 namespace {
 
 const char* kPerfTest = R"(

@@ -10,11 +10,6 @@
 
 #include "e2e_util.h"
 
-using e2e::Hetbench;
-using e2e::Read;
-using e2e::TempDir;
-using e2e::Write;
-
 namespace {
 
 // Why torchrun cannot run here, or "" when it can (it imports torch).

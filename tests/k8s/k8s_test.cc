@@ -22,11 +22,8 @@
 
 #include "../e2e/e2e_util.h"
 
-using e2e::Hetbench;
-using e2e::Read;
 using e2e::Shell;
 using e2e::WaitFor;
-using e2e::Write;
 
 namespace {
 

@@ -19,10 +19,6 @@
 
 #include "../e2e/e2e_util.h"
 
-using e2e::Hetbench;
-using e2e::Read;
-using e2e::Write;
-
 namespace {
 
 const std::string kSource = HB_SOURCE_DIR;

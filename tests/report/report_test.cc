@@ -12,9 +12,6 @@
 
 namespace {
 
-using e2e::Hetbench;
-using e2e::Output;
-
 // A throughput that is 100 for the first runs and 80 after, a scaling test
 // over `nodes`, a training-like case with a time breakdown, and a failure.
 const char kTests[] = R"yaml(name: bw
