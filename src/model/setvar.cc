@@ -21,6 +21,8 @@ Kind KindOf(const std::string& field) {
       {"executable", Kind::kString},      {"image", Kind::kString},
       {"sourcesdir", Kind::kString},      {"time_limit", Kind::kString},
       {"max_pending_time", Kind::kString}, {"env_vars", Kind::kMapping},
+      {"launcher", Kind::kString},        {"build_locally", Kind::kBool},
+      {"build_time_limit", Kind::kString},
       {"num_devices_per_node", Kind::kIntMapping}};
   auto it = kKinds.find(field);
   if (it != kKinds.end()) return it->second;

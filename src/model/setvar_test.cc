@@ -53,6 +53,17 @@ TEST(Setvar, ConvertsByTheFieldsType) {
   EXPECT_TRUE(s->Find("other")->tags.empty());
 }
 
+TEST(Setvar, LauncherAndBuildFields) {
+  auto s = Load({"launcher=torchrun", "launcher_options=--master_port=29600,--max_restarts=1", "build_locally=no",
+                 "build_time_limit=2m"});
+  ASSERT_TRUE(s.ok()) << s.status().str();
+  const TestSpec* st = s->Find("stream");
+  EXPECT_EQ(st->launcher, "torchrun");
+  EXPECT_EQ(st->launcher_options, (std::vector<std::string>{"--master_port=29600", "--max_restarts=1"}));
+  EXPECT_FALSE(st->build_locally);
+  EXPECT_EQ(st->build_time_limit_s, 120.0);
+}
+
 TEST(Setvar, TestSpecificAndParameters) {
   auto s = Load({"other.num_tasks=8", "threads=4,8,16"});
   ASSERT_TRUE(s.ok()) << s.status().str();
