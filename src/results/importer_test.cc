@@ -31,21 +31,16 @@ AddOptions Imported(const std::string& source) {
   return o;
 }
 
+// A file under tests/data ("" when it cannot be read: the tests using it fail).
+std::string ReadTestData(const std::string& name) {
+  auto text = ReadFile(std::string(HB_SOURCE_DIR) + "/tests/data/" + name);
+  return text.ok() ? *text : "";
+}
+
 // ReFrame's own perflog of its tutorial's stream_test (docs/tutorial.rst,
-// "Performance logging"), as ReFrame 4 wrote it: the header and two lines.
-const char* kReframePerflog =
-    "result|job_completion_time|descr|env_vars|environ|exclusive_access|extra_resources|"
-    "job_completion_time_unix|job_exitcode|job_nodelist|job_submit_time|jobid|modules|name|"
-    "num_cpus_per_task|num_gpus_per_node|num_tasks|num_tasks_per_core|num_tasks_per_node|"
-    "num_tasks_per_socket|partition|copy_bw_value|copy_bw_unit|copy_bw_ref|copy_bw_lower_thres|"
-    "copy_bw_upper_thres|triad_bw_value|triad_bw_unit|triad_bw_ref|triad_bw_lower_thres|"
-    "triad_bw_upper_thres|short_name|system|unique_name|use_multithreading\n"
-    "pass|2024-02-21T22:51:16||{}|gnu|false|{}|1708555876.746763|null|None|1708555874.6122677|65||"
-    "stream_test|null|null|1|null|null|null|compute|21116.7|MB/s|0|None|None|14813.0|MB/s|0|None|"
-    "None|stream_test|pseudo-cluster|stream_test|null\n"
-    "pass|2024-02-21T22:51:19||{}|clang|false|{}|1708555879.4456542|null|None|1708555877.3607173|66||"
-    "stream_test|null|null|1|null|null|null|compute|18405.7|MB/s|0|None|None|14997.1|MB/s|0|None|"
-    "None|stream_test|pseudo-cluster|stream_test|null\n";
+// "Performance logging"), as ReFrame 4 wrote it: the header and two lines
+// (tests/data, shared with the end-to-end import test).
+const std::string kReframePerflog = ReadTestData("reframe_stream_test.log");
 
 TEST(StoreImport, ReframeTutorialPerflog) {
   TempDir dir;

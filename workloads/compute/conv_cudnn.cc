@@ -3,20 +3,13 @@
 
 #include <vector>
 
+#include "compute/cuda_check.h"
 #include "compute/gpu_kernels.h"
 #include "compute/reference.h"
 
 namespace hbcompute {
 
 namespace {
-
-constexpr uint64_t kSamples = 512;
-
-bool Cuda(cudaError_t e, const char* call, std::string* err) {
-  if (e == cudaSuccess) return true;
-  *err = std::string(call) + ": " + cudaGetErrorString(e);
-  return false;
-}
 
 bool Dnn(cudnnStatus_t s, const char* call, std::string* err) {
   if (s == CUDNN_STATUS_SUCCESS) return true;
@@ -140,7 +133,7 @@ bool CudnnConv(const ConvShape& s, int iters, int warmup, RunResult* out, std::s
   cudaEventDestroy(stop);
   if (!ok) return false;
   out->seconds = ms / 1e3 / iters;
-  out->mismatches = CheckConv(s, in, wei, res, Tolerance("fp32"), kSamples, &out->checked);
+  out->mismatches = CheckConv(s, in, wei, res, Tolerance("fp32"), kCheckedSamples, &out->checked);
   return true;
 }
 

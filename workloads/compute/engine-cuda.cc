@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "compute/cuda_check.h"
 #include "compute/engine.h"
 #include "compute/gpu_kernels.h"
 #include "compute/gpu_peak.h"
@@ -12,12 +13,6 @@
 namespace hbcompute {
 
 namespace {
-
-bool Cuda(cudaError_t e, const char* call, std::string* err) {
-  if (e == cudaSuccess) return true;
-  *err = std::string(call) + ": " + cudaGetErrorString(e);
-  return false;
-}
 
 class GpuEngine : public Engine {
  public:

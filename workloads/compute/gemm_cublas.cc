@@ -4,20 +4,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "compute/cuda_check.h"
 #include "compute/gpu_kernels.h"
 #include "compute/reference.h"
 
 namespace hbcompute {
 
 namespace {
-
-constexpr uint64_t kSamples = 512;
-
-bool Cuda(cudaError_t e, const char* call, std::string* err) {
-  if (e == cudaSuccess) return true;
-  *err = std::string(call) + ": " + cudaGetErrorString(e);
-  return false;
-}
 
 bool Blas(cublasStatus_t s, const char* call, std::string* err) {
   if (s == CUBLAS_STATUS_SUCCESS) return true;
@@ -106,7 +99,7 @@ bool CublasGemm(const std::string& dtype, const GemmShape& shape, int iters, int
   // cuBLAS's default math mode: no TF32 for fp32 (CUBLAS_DEFAULT_MATH).
   RunResult small;
   bool ok = RunShape(h, dtype, GemmShape{67, 45, 93}, 1, 0, 0, &small, err) &&
-            RunShape(h, dtype, shape, iters, warmup, kSamples, out, err);
+            RunShape(h, dtype, shape, iters, warmup, kCheckedSamples, out, err);
   cublasDestroy(h);
   out->checked += small.checked;
   out->mismatches += small.mismatches;
