@@ -15,6 +15,7 @@
 #include "train/mllog.h"
 #include "train/models.h"
 #include "train/nvml.h"
+#include "train/phase_clock.h"
 
 namespace hbw::train {
 
@@ -23,29 +24,7 @@ namespace {
 std::atomic<bool> g_stop_requested{false};
 void OnStopSignal(int) { g_stop_requested = true; }
 
-// Charges the time since the previous mark to one part of the step. With
-// the breakdown on, the device is synchronised first so that the part's
-// asynchronous kernels are charged to it; with it off, only the marks that
-// need no synchronisation are kept (the data wait, the communication).
-class PhaseClock {
- public:
-  PhaseClock(bool breakdown, bool cuda) : breakdown_(breakdown), cuda_(cuda) {}
-  void Reset() { last_ = Now(); }
-  void Mark(double* part) {
-    if (breakdown_ && cuda_) torch::cuda::synchronize();
-    double now = Now();
-    *part = now - last_;
-    last_ = now;
-  }
-  // A mark only in breakdown mode.
-  void Detail(double* part) {
-    if (breakdown_) Mark(part);
-  }
-
- private:
-  bool breakdown_, cuda_;
-  double last_ = 0;
-};
+void SyncCuda() { torch::cuda::synchronize(); }
 
 // 64-bit FNV-1a over bytes.
 uint64_t Fnv1a(const void* data, size_t bytes, uint64_t h) {
@@ -401,7 +380,7 @@ bool Trainer::RunEpoch(int epoch, TrainReport* r, std::string* err) {
 // signal on one rank stops all of them at the same step.
 Trainer::StepResult Trainer::Step(int64_t global_step, StepTimes* t, double* loss, std::string* err) {
   const double wall_start = Now();
-  PhaseClock clock(opt_.breakdown, cuda_);
+  PhaseClock clock(opt_.breakdown, cuda_ ? &SyncCuda : nullptr);
   clock.Reset();
   HostBatch hb;
   torch::Tensor x, y, l;
