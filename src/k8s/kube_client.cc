@@ -1,6 +1,5 @@
 #include "k8s/kube_client.h"
 
-#include <curl/curl.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -11,21 +10,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <strings.h>
-
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 
 #include <nlohmann/json.hpp>
 
+#include "net/http.h"
 #include "sched/process.h"
 #include "util/fs.h"
 #include "util/strings.h"
-#include "version.h"
 
 namespace hb {
 
@@ -363,52 +359,10 @@ Status CheckPem(const KubeTarget& t) {
 // ---------------------------------------------------------------------------
 // The client
 
-size_t AppendBody(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
-// Collects Retry-After (in seconds, the only form the API server sends)
-// from the last header block (a 100 Continue starts a new one).
-size_t OnHeader(char* data, size_t size, size_t n, void* out) {
-  auto* retry_after = static_cast<double*>(out);
-  std::string line(data, size * n);
-  if (StartsWith(line, "HTTP/")) *retry_after = -1;
-  if (strncasecmp(line.c_str(), "retry-after:", 12) == 0) {
-    std::string v = Trim(line.substr(12));
-    char* end = nullptr;
-    double secs = std::strtod(v.c_str(), &end);
-    if (!v.empty() && *end == '\0' && secs >= 0) *retry_after = secs;
-  }
-  return size * n;
-}
-
 class KubeClient : public KubeApi {
  public:
-  KubeClient(const KubeTarget& t, CURL* curl) : t_(t), creds_(t), curl_(curl) {}
-  ~KubeClient() override {
-    curl_easy_cleanup(curl_);
-    curl_slist_free_all(connect_to_);
-  }
-  KubeClient(const KubeClient&) = delete;
-  KubeClient& operator=(const KubeClient&) = delete;
-
-  Status Setup() {
-    auto set = [&](CURLoption opt, auto value) { return curl_easy_setopt(curl_, opt, value) == CURLE_OK; };
-    bool ok = set(CURLOPT_NOSIGNAL, 1L) && set(CURLOPT_ERRORBUFFER, errbuf_) &&
-              set(CURLOPT_WRITEFUNCTION, AppendBody) && set(CURLOPT_HEADERFUNCTION, OnHeader) &&
-              set(CURLOPT_ACCEPT_ENCODING, "") && set(CURLOPT_TCP_KEEPALIVE, 1L) &&
-              set(CURLOPT_USERAGENT, "hetbench/" HETBENCH_VERSION);
-    if (ok && !t_.proxy_url.empty()) ok = set(CURLOPT_PROXY, t_.proxy_url.c_str());
-    if (ok && t_.insecure_skip_tls_verify) ok = set(CURLOPT_SSL_VERIFYPEER, 0L) && set(CURLOPT_SSL_VERIFYHOST, 0L);
-    if (ok && !t_.ca_pem.empty()) {
-      curl_blob ca{const_cast<char*>(t_.ca_pem.data()), t_.ca_pem.size(), CURL_BLOB_COPY};
-      // Only this CA: not the system's as well.
-      ok = set(CURLOPT_CAINFO_BLOB, &ca) && set(CURLOPT_CAINFO, nullptr) && set(CURLOPT_CAPATH, nullptr);
-    }
-    if (!ok) return Status::Error("libcurl refused a TLS option (hetbench needs libcurl 7.77 or later, with OpenSSL)");
-    return SetBase();
-  }
+  KubeClient(const KubeTarget& t, std::string base, std::unique_ptr<HttpTransport> http)
+      : t_(t), creds_(t), base_(std::move(base)), http_(std::move(http)) {}
 
   Result<KubeResponse> Send(const KubeRequest& req) override {
     auto cred = creds_.Current();
@@ -427,108 +381,37 @@ class KubeClient : public KubeApi {
   std::string Server() const override { return t_.server; }
 
  private:
-  // base_ is the server URL, but with tls_server_name as its host when one
-  // is given: curl then sends that name (SNI) and verifies the certificate
-  // against it, while CURLOPT_CONNECT_TO still connects to the real host.
-  Status SetBase() {
-    base_ = t_.server;
-    if (t_.tls_server_name.empty()) return Status::OK();
-    CURLU* u = curl_url();
-    char *host = nullptr, *port = nullptr;
-    bool ok = u && curl_url_set(u, CURLUPART_URL, t_.server.c_str(), 0) == CURLUE_OK &&
-              curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-              curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
-              curl_url_set(u, CURLUPART_HOST, t_.tls_server_name.c_str(), 0) == CURLUE_OK;
-    char* url = nullptr;
-    if (ok) ok = curl_url_get(u, CURLUPART_URL, &url, 0) == CURLUE_OK;
-    if (ok) {
-      base_ = url;
-      while (!base_.empty() && base_.back() == '/') base_.pop_back();
-      connect_to_ = curl_slist_append(nullptr, (t_.tls_server_name + ":" + port + ":" + host + ":" + port).c_str());
-      ok = connect_to_ && curl_easy_setopt(curl_, CURLOPT_CONNECT_TO, connect_to_) == CURLE_OK;
-    }
-    curl_free(url);
-    curl_free(host);
-    curl_free(port);
-    curl_url_cleanup(u);
-    if (!ok) return Status::Error("cannot use tls-server-name '" + t_.tls_server_name + "' with server " + t_.server);
-    return Status::OK();
-  }
-
-  // Puts the credential's client certificate on the handle when it changed
-  // (a new one must not ride on a connection opened with the old one).
-  bool ApplyCert(const Credential& c) {
-    if (c.cert_pem == cert_on_handle_ && c.key_pem == key_on_handle_) {
-      curl_easy_setopt(curl_, CURLOPT_FRESH_CONNECT, 0L);
-      return true;
-    }
-    curl_blob cert{const_cast<char*>(c.cert_pem.data()), c.cert_pem.size(), CURL_BLOB_COPY};
-    curl_blob key{const_cast<char*>(c.key_pem.data()), c.key_pem.size(), CURL_BLOB_COPY};
-    bool empty = c.cert_pem.empty();
-    bool ok = curl_easy_setopt(curl_, CURLOPT_SSLCERT_BLOB, empty ? nullptr : &cert) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_SSLKEY_BLOB, empty ? nullptr : &key) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_SSLCERTTYPE, "PEM") == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_SSLKEYTYPE, "PEM") == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_FRESH_CONNECT, 1L) == CURLE_OK;
-    cert_on_handle_ = c.cert_pem;
-    key_on_handle_ = c.key_pem;
-    return ok;
-  }
-
-  bool SetMethod(const KubeRequest& req) {
-    bool ok = curl_easy_setopt(curl_, CURLOPT_HTTPGET, 1L) == CURLE_OK;  // resets body and method
-    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH") {
-      ok = ok && curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size())) == CURLE_OK &&
-           curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, req.body.c_str()) == CURLE_OK;
-    }
-    const char* custom = req.method == "GET" || req.method == "POST" ? nullptr : req.method.c_str();
-    return ok && curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, custom) == CURLE_OK;
-  }
-
   KubeResponse Exchange(const KubeRequest& req, const Credential& c) {
     Count(req.method + " " + KubeRequestKind(req.path));
+    HttpRequest h;
+    h.method = req.method;
+    h.url = base_ + req.path;
+    h.body = req.body;
+    h.timeout_s = req.timeout_s;
+    h.headers.push_back("Accept: application/json");
+    if (!req.body.empty()) h.headers.push_back("Content-Type: " + req.content_type);
+    if (!c.token.empty()) h.headers.push_back("Authorization: Bearer " + c.token);
+    h.client_cert_pem = c.cert_pem;
+    h.client_key_pem = c.key_pem;
+    HttpResponse got = http_->Send(h);
     KubeResponse r;
-    std::string url = base_ + req.path;
-    curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
-    headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
-    if (!req.body.empty()) headers = curl_slist_append(headers, ("Content-Type: " + req.content_type).c_str());
-    if (!c.token.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + c.token).c_str());
-    errbuf_[0] = '\0';
-    bool ok = headers && ApplyCert(c) && SetMethod(req) &&
-              curl_easy_setopt(curl_, CURLOPT_URL, url.c_str()) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &r.body) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &r.retry_after_s) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout_s * 1000)) == CURLE_OK;
-    CURLcode code = ok ? curl_easy_perform(curl_) : CURLE_FAILED_INIT;
-    curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, nullptr);
-    curl_slist_free_all(headers);
-    if (code != CURLE_OK) {
-      r.status = 0;
-      r.body.clear();
-      r.retry_after_s = -1;
-      r.transport_error = Scrub(std::string(curl_easy_strerror(code)) + (errbuf_[0] ? std::string(": ") + errbuf_ : ""), c);
-      return r;
-    }
-    long status = 0;
-    curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &status);
-    r.status = static_cast<int>(status);
+    r.status = got.status;
+    r.body = std::move(got.body);
+    r.retry_after_s = got.retry_after_s;
+    if (got.status == 0) r.transport_error = Scrub(got.error, c);
     return r;
   }
 
-  // curl never puts the Authorization header into its messages; this is a
-  // second lock on that door.
+  // libcurl never puts the Authorization header into its messages; this is
+  // a second lock on that door.
   static std::string Scrub(std::string s, const Credential& c) {
     return c.token.empty() ? s : ReplaceAll(std::move(s), c.token, "<token>");
   }
 
   KubeTarget t_;
   Credentials creds_;
-  CURL* curl_;
-  char errbuf_[CURL_ERROR_SIZE] = {};
-  std::string base_;
-  curl_slist* connect_to_ = nullptr;
-  std::string cert_on_handle_, key_on_handle_;
+  std::string base_;  // the server URL, its host replaced by tls-server-name when there is one
+  std::unique_ptr<HttpTransport> http_;
 };
 
 }  // namespace
@@ -537,18 +420,25 @@ Result<std::unique_ptr<KubeApi>> MakeKubeClient(const KubeTarget& t, std::functi
   if (t.server.empty()) return Status::Error("no API server to talk to (" + t.source + ")");
   Status pem = CheckPem(t);
   if (!pem.ok()) return pem;
-  static std::once_flag curl_init;
-  static CURLcode init_code = CURLE_OK;
-  std::call_once(curl_init, [] { init_code = curl_global_init(CURL_GLOBAL_DEFAULT); });
-  if (init_code != CURLE_OK) return Status::Error(std::string("libcurl: ") + curl_easy_strerror(init_code));
-  CURL* curl = curl_easy_init();
-  if (!curl) return Status::Error("libcurl: cannot create a handle");
-  auto client = std::make_unique<KubeClient>(t, curl);
-  Status s = client->Setup();
-  if (!s.ok()) return s;
+  HttpClientOptions o;
+  o.ca_pem = t.ca_pem;
+  o.insecure_skip_tls_verify = t.insecure_skip_tls_verify;
+  o.proxy_url = t.proxy_url;
+  o.accept_compressed = true;
+  std::string base = t.server;
+  // With tls-server-name, requests name that host (SNI and the certificate
+  // check) while connecting to the server's real address.
+  if (!t.tls_server_name.empty()) {
+    auto over = OverrideServerName(t.server, t.tls_server_name);
+    if (!over.ok()) return over.status();
+    base = over->url;
+    o.connect_to = over->connect_to;
+  }
+  auto http = MakeCurlTransport(o);
+  if (!http.ok()) return http.status();
   if (t.insecure_skip_tls_verify && warn)
     warn("TLS verification is off for " + t.server + " as the kubeconfig asks (insecure-skip-tls-verify)");
-  return std::unique_ptr<KubeApi>(std::move(client));
+  return std::unique_ptr<KubeApi>(std::make_unique<KubeClient>(t, std::move(base), std::move(*http)));
 }
 
 }  // namespace hb

@@ -1,11 +1,12 @@
 // KubeClient: the real KubeApi (kube_api.h), speaking HTTPS to an API
-// server through libcurl with the credentials of a KubeTarget
-// (kubeconfig.h).
+// server with the credentials of a KubeTarget (kubeconfig.h), through the
+// project's HTTP transport (net/http.h, libcurl).
 //
 // TLS is verified against the target's CA (or the system's CAs) unless the
-// kubeconfig asks for insecure-skip-tls-verify. CA, client certificate and
-// key travel to curl from memory, never through files. One curl handle is
-// reused, so requests share a kept-alive connection.
+// kubeconfig asks for insecure-skip-tls-verify; tls-server-name is the name
+// verified while connecting to the server's address. CA, client
+// certificate and key travel to libcurl from memory, never through files.
+// One transport is reused, so requests share a kept-alive connection.
 //
 // Credentials, in the order client-go uses them: an exec plugin (run on
 // first use, its ExecCredential cached until its expirationTimestamp), a

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include "version.h"
+
 namespace hb {
 
 std::string HttpResponse::Describe() const {
@@ -24,9 +26,12 @@ size_t OnBody(char* data, size_t size, size_t n, void* out) {
   return size * n;
 }
 
-// Reads "Retry-After: <seconds>" (the HTTP-date form is ignored).
+// Reads "Retry-After: <seconds>" (the HTTP-date form is ignored) from the
+// last header block: a 100 Continue starts a new one.
 size_t OnHeader(char* data, size_t size, size_t n, void* out) {
+  auto* retry_after = static_cast<double*>(out);
   std::string line(data, size * n);
+  if (line.rfind("HTTP/", 0) == 0) *retry_after = -1;
   const std::string key = "retry-after:";
   if (line.size() > key.size()) {
     std::string head = line.substr(0, key.size());
@@ -34,7 +39,8 @@ size_t OnHeader(char* data, size_t size, size_t n, void* out) {
     if (head == key) {
       char* end = nullptr;
       double v = std::strtod(line.c_str() + key.size(), &end);
-      if (end != line.c_str() + key.size() && v >= 0) *static_cast<double*>(out) = v;
+      while (end && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) ++end;
+      if (end != line.c_str() + key.size() && end && *end == '\0' && v >= 0) *retry_after = v;
     }
   }
   return size * n;
@@ -42,35 +48,27 @@ size_t OnHeader(char* data, size_t size, size_t n, void* out) {
 
 class CurlTransport : public HttpTransport {
  public:
-  explicit CurlTransport(CURL* curl) : curl_(curl) {}
+  CurlTransport(CURL* curl, HttpClientOptions o) : curl_(curl), o_(std::move(o)) {}
   ~CurlTransport() override { curl_easy_cleanup(curl_); }
 
   HttpResponse Send(const HttpRequest& req) override {
     HttpResponse r;
-    curl_easy_reset(curl_);
+    curl_easy_reset(curl_);  // keeps the open connections
     curl_slist* headers = curl_slist_append(nullptr, "Expect:");  // no 100-continue round trip
     for (const auto& h : req.headers) headers = curl_slist_append(headers, h.c_str());
+    connect_to_ = o_.connect_to.empty() ? nullptr : curl_slist_append(nullptr, o_.connect_to.c_str());
     errbuf_[0] = '\0';
-    bool ok = headers && curl_easy_setopt(curl_, CURLOPT_URL, req.url.c_str()) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_ERRORBUFFER, errbuf_) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_WRITEFUNCTION, OnBody) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_WRITEDATA, &r.body) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_HEADERFUNCTION, OnHeader) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_HEADERDATA, &r.retry_after_s) == CURLE_OK &&
-              curl_easy_setopt(curl_, CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout_s * 1000)) == CURLE_OK;
-    if (req.method != "GET") {
-      ok = ok && curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size())) == CURLE_OK &&
-           curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, req.body.c_str()) == CURLE_OK;
-      if (req.method != "POST") ok = ok && curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, req.method.c_str()) == CURLE_OK;
-    }
+    bool ok = headers && (o_.connect_to.empty() || connect_to_) && SetCommon(req, &r) && SetTls(req) &&
+              SetMethod(req) && Set(CURLOPT_HTTPHEADER, headers) && Set(CURLOPT_CONNECT_TO, connect_to_);
     CURLcode code = ok ? curl_easy_perform(curl_) : CURLE_FAILED_INIT;
     curl_slist_free_all(headers);
+    curl_slist_free_all(connect_to_);
+    connect_to_ = nullptr;
     if (code != CURLE_OK) {
       r.body.clear();
       r.retry_after_s = -1;
-      r.error = std::string(curl_easy_strerror(code)) + (errbuf_[0] ? std::string(": ") + errbuf_ : "");
+      r.error = ok ? std::string(curl_easy_strerror(code)) + (errbuf_[0] ? std::string(": ") + errbuf_ : "")
+                   : "libcurl refused an option (hetbench needs libcurl 7.77 or later, built with OpenSSL)";
       return r;
     }
     long status = 0;
@@ -80,8 +78,59 @@ class CurlTransport : public HttpTransport {
   }
 
  private:
+  template <typename T>
+  bool Set(CURLoption opt, T value) {
+    return curl_easy_setopt(curl_, opt, value) == CURLE_OK;
+  }
+
+  bool SetCommon(const HttpRequest& req, HttpResponse* r) {
+    bool ok = Set(CURLOPT_URL, req.url.c_str()) && Set(CURLOPT_ERRORBUFFER, errbuf_) && Set(CURLOPT_NOSIGNAL, 1L) &&
+              Set(CURLOPT_WRITEFUNCTION, OnBody) && Set(CURLOPT_WRITEDATA, &r->body) &&
+              Set(CURLOPT_HEADERFUNCTION, OnHeader) && Set(CURLOPT_HEADERDATA, &r->retry_after_s) &&
+              Set(CURLOPT_TIMEOUT_MS, static_cast<long>(req.timeout_s * 1000)) && Set(CURLOPT_TCP_KEEPALIVE, 1L) &&
+              Set(CURLOPT_USERAGENT, "hetbench/" HETBENCH_VERSION);
+    if (ok && o_.accept_compressed) ok = Set(CURLOPT_ACCEPT_ENCODING, "");
+    if (ok && !o_.proxy_url.empty()) ok = Set(CURLOPT_PROXY, o_.proxy_url.c_str());
+    return ok;
+  }
+
+  bool SetTls(const HttpRequest& req) {
+    bool ok = true;
+    if (o_.insecure_skip_tls_verify) ok = Set(CURLOPT_SSL_VERIFYPEER, 0L) && Set(CURLOPT_SSL_VERIFYHOST, 0L);
+    if (ok && !o_.ca_pem.empty()) {
+      curl_blob ca{const_cast<char*>(o_.ca_pem.data()), o_.ca_pem.size(), CURL_BLOB_COPY};
+      // Only this CA: not the system's as well.
+      ok = Set(CURLOPT_CAINFO_BLOB, &ca) && Set(CURLOPT_CAINFO, nullptr) && Set(CURLOPT_CAPATH, nullptr);
+    }
+    const bool fresh = req.client_cert_pem != cert_ || req.client_key_pem != key_;
+    cert_ = req.client_cert_pem;
+    key_ = req.client_key_pem;
+    if (ok && fresh) ok = Set(CURLOPT_FRESH_CONNECT, 1L);
+    if (ok && !req.client_cert_pem.empty()) {
+      curl_blob cert{const_cast<char*>(req.client_cert_pem.data()), req.client_cert_pem.size(), CURL_BLOB_COPY};
+      curl_blob key{const_cast<char*>(req.client_key_pem.data()), req.client_key_pem.size(), CURL_BLOB_COPY};
+      ok = Set(CURLOPT_SSLCERT_BLOB, &cert) && Set(CURLOPT_SSLKEY_BLOB, &key) && Set(CURLOPT_SSLCERTTYPE, "PEM") &&
+           Set(CURLOPT_SSLKEYTYPE, "PEM");
+    }
+    return ok;
+  }
+
+  // A body goes with POST, PUT and PATCH (even an empty one), and with any
+  // method that has one; a DELETE without one sends none.
+  bool SetMethod(const HttpRequest& req) {
+    bool ok = true;
+    if (!req.body.empty() || req.method == "POST" || req.method == "PUT" || req.method == "PATCH")
+      ok = Set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(req.body.size())) &&
+           Set(CURLOPT_POSTFIELDS, req.body.c_str());
+    if (ok && req.method != "GET" && req.method != "POST") ok = Set(CURLOPT_CUSTOMREQUEST, req.method.c_str());
+    return ok;
+  }
+
   CURL* curl_;
+  HttpClientOptions o_;
   char errbuf_[CURL_ERROR_SIZE] = {};
+  curl_slist* connect_to_ = nullptr;
+  std::string cert_, key_;  // the client certificate of the previous request
 };
 
 double MonotonicNow() {
@@ -96,14 +145,36 @@ bool RealSleep(double s) {
 
 }  // namespace
 
-Result<std::unique_ptr<HttpTransport>> MakeCurlTransport() {
+Result<std::unique_ptr<HttpTransport>> MakeCurlTransport(const HttpClientOptions& options) {
   static std::once_flag once;
   static CURLcode init = CURLE_OK;
   std::call_once(once, [] { init = curl_global_init(CURL_GLOBAL_DEFAULT); });
   if (init != CURLE_OK) return Status::Error(std::string("libcurl: ") + curl_easy_strerror(init));
   CURL* curl = curl_easy_init();
   if (!curl) return Status::Error("libcurl: cannot create a handle");
-  return std::unique_ptr<HttpTransport>(std::make_unique<CurlTransport>(curl));
+  return std::unique_ptr<HttpTransport>(std::make_unique<CurlTransport>(curl, options));
+}
+
+Result<ServerNameOverride> OverrideServerName(const std::string& url, const std::string& server_name) {
+  CURLU* u = curl_url();
+  char *host = nullptr, *port = nullptr, *out = nullptr;
+  bool ok = u && curl_url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+            curl_url_set(u, CURLUPART_HOST, server_name.c_str(), 0) == CURLUE_OK &&
+            curl_url_get(u, CURLUPART_URL, &out, 0) == CURLUE_OK;
+  ServerNameOverride r;
+  if (ok) {
+    r.url = out;
+    while (!r.url.empty() && r.url.back() == '/') r.url.pop_back();
+    r.connect_to = server_name + ":" + port + ":" + host + ":" + port;
+  }
+  curl_free(out);
+  curl_free(host);
+  curl_free(port);
+  curl_url_cleanup(u);
+  if (!ok) return Status::Error("cannot use the server name '" + server_name + "' with URL " + url);
+  return r;
 }
 
 Delivery SendWithRetries(HttpTransport* transport, const HttpRequest& req, const RetryPolicy& policy,

@@ -4,8 +4,13 @@
 // connection failure, a 429 or a 5xx with exponential back-off, a bounded
 // number of times and within a total time cap, honouring Retry-After.
 //
-// A transport is used from one thread at a time; make one per thread.
-// TLS is verified against the system's CAs.
+// A transport is used from one thread at a time; make one per thread. It
+// keeps one libcurl handle, so consecutive requests to the same server
+// share a kept-alive connection. TLS is verified against the system's CAs,
+// or only against HttpClientOptions::ca_pem when one is given; CA, client
+// certificate and key travel to libcurl from memory, never through files.
+// Users: the httpjson perflog handler, and the Kubernetes client
+// (k8s/kube_client.cc), which adds credentials on top.
 #pragma once
 
 #include <functional>
@@ -23,6 +28,21 @@ struct HttpRequest {
   std::string body;
   std::vector<std::string> headers;  // "Name: value"
   double timeout_s = 10;             // the whole exchange, connection included
+  // A TLS client certificate and its unencrypted key (PEM), or empty. When
+  // they change from one request to the next, a fresh connection is made
+  // (a new certificate must not ride on one opened with the old one).
+  std::string client_cert_pem, client_key_pem;
+};
+
+// Settings of a transport that hold for all its requests.
+struct HttpClientOptions {
+  std::string ca_pem;                    // trust only this CA (PEM); empty: the system's CAs
+  bool insecure_skip_tls_verify = false;  // no certificate or host name check at all
+  std::string proxy_url;                 // empty: libcurl's default (the *_proxy variables)
+  // "HOST:PORT:CONNECT-HOST:CONNECT-PORT" (CURLOPT_CONNECT_TO): requests to
+  // HOST:PORT go to the other address, while TLS still names HOST.
+  std::string connect_to;
+  bool accept_compressed = false;        // ask for gzip/deflate and decode it
 };
 
 struct HttpResponse {
@@ -42,8 +62,20 @@ class HttpTransport {
   virtual HttpResponse Send(const HttpRequest& req) = 0;
 };
 
-// The libcurl transport. Fails only when libcurl cannot start.
-Result<std::unique_ptr<HttpTransport>> MakeCurlTransport();
+// The libcurl transport. Fails only when libcurl cannot start. It sends
+// "User-Agent: hetbench/VERSION" and no "Expect: 100-continue".
+Result<std::unique_ptr<HttpTransport>> MakeCurlTransport(const HttpClientOptions& options = {});
+
+// `url` with its host replaced by `server_name`, and the connect_to entry
+// that still sends its requests to the original host and port: how a
+// client verifies TLS against a name other than the host it connects to
+// (kubeconfig's tls-server-name). An error names the URL that cannot be
+// parsed.
+struct ServerNameOverride {
+  std::string url;         // "https://NAME:PORT/path", without a trailing slash
+  std::string connect_to;  // "NAME:PORT:HOST:PORT"
+};
+Result<ServerNameOverride> OverrideServerName(const std::string& url, const std::string& server_name);
 
 struct RetryPolicy {
   int max_attempts = 4;         // the first try and up to 3 retries

@@ -42,6 +42,57 @@ TEST(Http, PostsBodyAndHeaders) {
   EXPECT_EQ(reqs[0].body, R"({"a": 1})");
 }
 
+TEST(Http, MethodsWithoutABodySendNone) {
+  TestHttpServer server({200, 200, 200});
+  auto curl = Curl();
+  HttpRequest req;
+  req.url = server.url("/x");
+  for (const char* method : {"GET", "DELETE"}) {
+    req.method = method;
+    EXPECT_EQ(curl->Send(req).status, 200);
+  }
+  req.method = "PATCH";
+  req.body = "{}";
+  EXPECT_EQ(curl->Send(req).status, 200);
+  auto reqs = server.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reqs[0].head.rfind("GET /x HTTP/1.1", 0), 0u) << reqs[0].head;
+  EXPECT_EQ(reqs[1].head.rfind("DELETE /x HTTP/1.1", 0), 0u) << reqs[1].head;
+  EXPECT_EQ(reqs[1].head.find("Content-Length"), std::string::npos) << reqs[1].head;
+  EXPECT_EQ(reqs[2].head.rfind("PATCH /x HTTP/1.1", 0), 0u) << reqs[2].head;
+  EXPECT_EQ(reqs[2].body, "{}");
+  for (const auto& r : reqs) {
+    EXPECT_NE(r.head.find("User-Agent: hetbench/"), std::string::npos) << r.head;
+    EXPECT_EQ(r.head.find("Expect:"), std::string::npos) << r.head;
+  }
+}
+
+// Requests to the overriding name reach the original address (here the
+// test server under the name "example.invalid", which no resolver knows).
+TEST(Http, OverrideServerNameConnectsToTheOriginalAddress) {
+  TestHttpServer server({202});
+  auto over = OverrideServerName(server.url("/"), "example.invalid");
+  ASSERT_TRUE(over.ok()) << over.status().str();
+  const std::string port = std::to_string(server.port());
+  EXPECT_EQ(over->url, "http://example.invalid:" + port);
+  EXPECT_EQ(over->connect_to, "example.invalid:" + port + ":127.0.0.1:" + port);
+  HttpClientOptions o;
+  o.connect_to = over->connect_to;
+  auto curl = MakeCurlTransport(o);
+  ASSERT_TRUE(curl.ok());
+  HttpRequest req;
+  req.method = "GET";
+  req.url = over->url + "/api";
+  EXPECT_EQ((*curl)->Send(req).status, 202);
+  auto reqs = server.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_NE(reqs[0].head.find("Host: example.invalid:" + port), std::string::npos) << reqs[0].head;
+
+  auto bad = OverrideServerName("not a url", "x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "cannot use the server name 'x' with URL not a url");
+}
+
 TEST(Http, ConnectionRefusedIsStatusZeroWithCurlsWords) {
   HttpRequest req;
   req.url = "http://127.0.0.1:" + std::to_string(ClosedPort()) + "/";
