@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -42,6 +43,13 @@ std::vector<std::string> Find(const std::string& dir, const std::string& pattern
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir, ec))
     if (fnmatch(pattern.c_str(), e.path().filename().c_str(), 0) == 0) out.push_back(e.path().string());
   return out;
+}
+
+nlohmann::json LatestReport(const std::string& dir) {
+  auto files = Find(dir + "/reports", "run-*.json");
+  if (files.empty()) return nlohmann::json::object();
+  std::sort(files.begin(), files.end());  // run-<time-ordered session id>.json
+  return nlohmann::json::parse(Read(files.back()));
 }
 
 pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd, const Env& env) {

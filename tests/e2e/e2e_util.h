@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace e2e {
 
 struct Output {
@@ -24,6 +26,23 @@ std::string Read(const std::string& path);
 bool Exists(const std::string& path);
 // Files under `dir` (recursively) whose name matches the glob `pattern`.
 std::vector<std::string> Find(const std::string& dir, const std::string& pattern);
+// The newest JSON run report (dir/reports/run-*.json, parsed), or an empty
+// object when there is none.
+nlohmann::json LatestReport(const std::string& dir);
+
+// Two tests: `good` passes with performance value 1.5 s; `bad` fails in
+// the run stage, exit code 3 with "oops" on stderr.
+inline constexpr const char* kPassAndFailTests = R"(
+name: good
+executable: echo
+executable_opts: ['"value: 1.5"']
+performance:
+  value: {pattern: 'value: (\S+)', unit: s}
+---
+name: bad
+executable: sh
+executable_opts: ['-c', "'echo oops >&2; exit 3'"]
+)";
 
 // A site configuration with one system `box` (any host), one local
 // partition `p` and one environment `gnu`, followed by `more` (further

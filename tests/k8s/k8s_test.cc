@@ -165,12 +165,7 @@ environments:
     args.insert(args.end(), extra.begin(), extra.end());
     return Hetbench(args, dir_, timeout);
   }
-  nlohmann::json Report() {
-    auto files = e2e::Find(dir_ + "/reports", "run-*.json");
-    if (files.empty()) return nlohmann::json::object();
-    std::sort(files.begin(), files.end());
-    return nlohmann::json::parse(Read(files.back()));
-  }
+  nlohmann::json Report() { return e2e::LatestReport(dir_); }
   // Every Job the server holds passes the offline validator.
   void ValidateJobsOnServer() {
     for (const auto& job : api_->Objects("jobs")) {

@@ -114,9 +114,7 @@ class ModulesTest : public ::testing::TestWithParam<ModuleSystemCase> {
   }
 
   nlohmann::json Case(const std::string& name) {
-    auto files = e2e::Find(dir_ + "/reports", "run-*.json");
-    if (files.empty()) return nlohmann::json::object();
-    nlohmann::json report = nlohmann::json::parse(Read(files.back()));
+    nlohmann::json report = e2e::LatestReport(dir_);
     for (const auto& c : report["cases"])
       if (c["name"] == name) return c;
     return nlohmann::json::object();

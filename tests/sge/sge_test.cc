@@ -71,26 +71,12 @@ class SgeTest : public ::testing::Test {
     Write(dir_ + "/t.yaml", yaml);
     return Hetbench(Args(partition), dir_, timeout);
   }
-  nlohmann::json Report() {
-    auto files = e2e::Find(dir_ + "/reports", "run-*.json");
-    if (files.empty()) return nlohmann::json::object();
-    return nlohmann::json::parse(Read(files.back()));
-  }
+  nlohmann::json Report() { return e2e::LatestReport(dir_); }
   std::string dir_;
 };
 
 TEST_F(SgeTest, PassAndFail) {
-  auto o = Run(R"(
-name: good
-executable: echo
-executable_opts: ['"value: 1.5"']
-performance:
-  value: {pattern: 'value: (\S+)', unit: s}
----
-name: bad
-executable: sh
-executable_opts: ['-c', "'echo oops >&2; exit 3'"]
-)");
+  auto o = Run(e2e::kPassAndFailTests);
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_NE(o.out.find("bad @sgetest:sge+builtin: run: exit code 3 (stderr: oops)"), std::string::npos) << o.out;
   auto rep = Report();

@@ -82,26 +82,12 @@ class SlurmTest : public ::testing::TestWithParam<Param> {
     args.insert(args.end(), extra.begin(), extra.end());
     return Hetbench(args, dir_, timeout);
   }
-  nlohmann::json Report() {
-    auto files = e2e::Find(dir_ + "/reports", "run-*.json");
-    if (files.empty()) return nlohmann::json::object();
-    return nlohmann::json::parse(Read(files.back()));
-  }
+  nlohmann::json Report() { return e2e::LatestReport(dir_); }
   std::string dir_;
 };
 
 TEST_P(SlurmTest, PassAndFail) {
-  auto o = Run(R"(
-name: good
-executable: echo
-executable_opts: ['"value: 1.5"']
-performance:
-  value: {pattern: 'value: (\S+)', unit: s}
----
-name: bad
-executable: sh
-executable_opts: ['-c', "'echo oops >&2; exit 3'"]
-)");
+  auto o = Run(e2e::kPassAndFailTests);
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_NE(o.out.find("bad @slurmtest:" + std::string(GetParam().partition) + "+builtin: run: exit code 3"),
             std::string::npos)
