@@ -146,10 +146,16 @@ TEST(Container, ShellMetacharactersStayLiteral) {
             "apptainer exec -B\"$SCRATCH/data:/data\" -B\"/st\\$age/\\`x\\`:/rfm_workdir\" 'img;touch /tmp/x' cmd");
 }
 
+ModuleSpec Module(const std::string& name) {
+  ModuleSpec m;
+  m.name = name;
+  return m;
+}
+
 Partition WithPlatforms() {
   Partition p;
   p.name = "gpu";
-  ContainerPlatform a{"Apptainer", false, {ModuleSpec{.name = "apptainer"}}, {{"APPTAINER_CACHEDIR", "/tmp/c"}}, {}};
+  ContainerPlatform a{"Apptainer", false, {Module("apptainer")}, {{"APPTAINER_CACHEDIR", "/tmp/c"}}, {}};
   ContainerPlatform d{"Docker", true, {}, {}, {}};
   p.container_platforms = {a, d};
   return p;
@@ -171,7 +177,7 @@ TEST(Container, DefaultAndNamedPlatform) {
   EXPECT_EQ(lines->command,
             "apptainer exec -B\"/st:/rfm_workdir\" --nv --pwd /rfm_workdir ubuntu:22.04 bash -c 'cat /etc/os-release'");
   EXPECT_TRUE(lines->prepare_cmds.empty());
-  EXPECT_EQ(lines->modules, std::vector<ModuleSpec>({{.name = "apptainer"}}));
+  EXPECT_EQ(lines->modules, std::vector<ModuleSpec>({Module("apptainer")}));
   ASSERT_EQ(lines->env_vars.size(), 1u);
   EXPECT_EQ(lines->env_vars[0].first, "APPTAINER_CACHEDIR");
 }

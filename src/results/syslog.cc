@@ -121,7 +121,7 @@ Status SyslogHandler::Log(const SessionInfo& s, const CaseResult& c) {
   if (!ShouldLogPerformance(c)) return Status::OK();
   std::string frame = SyslogFrame(facility_, PerflogRecord(cfg_.fmt, s, c));
   Status st = fd_ >= 0 ? Send(frame) : Status::Error("not connected");
-  if (st.ok() || cfg_.socktype == "udp" && !unix_) return st;
+  if (st.ok() || (cfg_.socktype == "udp" && !unix_)) return st;
   // As SysLogHandler does for a Unix socket: reconnect once and resend.
   Status again = Connect();
   return again.ok() ? Send(frame) : again;

@@ -121,7 +121,9 @@ TEST_F(Podman, CaseRunsInsideTheImageWithTheStageDirectoryMounted) {
     EXPECT_EQ(c["result"], "pass") << c.dump();
     std::string out = c["outputdir"];
     // What the command wrote in /rfm_workdir is in the stage directory.
-    if (c["name"] == "inpodman") EXPECT_EQ(Read(out + "/made.txt"), "written-inside\n");
+    if (c["name"] == "inpodman") {
+      EXPECT_EQ(Read(out + "/made.txt"), "written-inside\n");
+    }
     EXPECT_NE(Read(out + "/hb_job.sh").find("export CONTAINERS_CONF="), std::string::npos);
   }
   EXPECT_EQ(Cases(dir).size(), 2u);
