@@ -265,6 +265,44 @@ TEST(Program, CudaOnACpuOnlyLibtorchFailsClearly) {
   EXPECT_NE(o.text.find("CMAKE_PREFIX_PATH"), std::string::npos) << o.text;
 }
 
+// The GPU monitor against a stand-in libnvidia-ml.so.1 (testdata/
+// nvml_standin.cc: one device drawing 250 W at 87 %): NVML is found at run
+// time on the library path, sampled during the run, and its errors are
+// reported in NVML's words. --gpu-monitor N samples GPU N even on --device cpu.
+TEST(Program, GpuMonitorSamplesNvmlFoundAtRunTime) {
+  const std::string env = std::string("LD_LIBRARY_PATH=") + HBW_NVML_STANDIN_DIR + " ";
+  const std::string run = std::string(HBW_TRAIN_BIN) + " --model cosmoflow --size tiny --batch-size 2 --steps 2 --threads 1";
+  Output o = Capture(env + run + " --gpu-monitor 0");
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_EQ(Value(o.text, "gpu_power_avg"), 250) << o.text;
+  EXPECT_EQ(Value(o.text, "gpu_util_avg"), 87) << o.text;
+  EXPECT_NE(o.text.find("\ngpu_power_avg: 250 W\n"), std::string::npos) << o.text;
+  EXPECT_NE(o.text.find("\ngpu_util_avg: 87 %\n"), std::string::npos) << o.text;
+
+  o = Capture(env + run + " --gpu-monitor 1");
+  ASSERT_EQ(o.code, 0) << o.text;  // the run goes on without the figures
+  EXPECT_NE(o.text.find("nvml: not available (nvmlDeviceGetHandleByIndex(1): Invalid Argument)"), std::string::npos)
+      << o.text;
+  EXPECT_EQ(o.text.find("gpu_power_avg"), std::string::npos) << o.text;
+
+  o = Capture("HBW_NVML_STANDIN_NO_DRIVER=1 " + env + run + " --gpu-monitor 0");
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("nvml: not available (nvmlInit: Driver Not Loaded)"), std::string::npos) << o.text;
+}
+
+TEST(Program, GpuMonitorWithoutNvmlSaysWhy) {
+  Output o = RunProgram("--model cosmoflow --size tiny --batch-size 2 --steps 2 --threads 1 --gpu-monitor 0");
+  ASSERT_EQ(o.code, 0) << o.text;
+  if (o.text.find("gpu_power_avg") != std::string::npos) GTEST_SKIP() << "this machine has NVML";
+  EXPECT_NE(o.text.find("nvml: not available (libnvidia-ml.so.1: cannot open shared object file"), std::string::npos)
+      << o.text;
+  // On --device cpu nothing is sampled unless asked for.
+  o = RunProgram("--model cosmoflow --size tiny --batch-size 2 --steps 2 --threads 1");
+  ASSERT_EQ(o.code, 0) << o.text;
+  EXPECT_NE(o.text.find("nvml: not available (--device cpu (use --gpu-monitor N to sample a GPU))"), std::string::npos)
+      << o.text;
+}
+
 TEST(Program, TwoRanksKeepIdenticalWeights) {
   const std::string mpirun = HBW_MPIRUN;
   if (mpirun.empty()) GTEST_SKIP() << "built without MPI";
