@@ -44,9 +44,11 @@ struct SanitySpec {
 // One performance variable:
 //   name: {pattern: RE, group: 1, type: float, reduce: max, unit: MB/s, in: stdout}
 // reduce is one of first, last, min, max, mean, median, sum (over all matches).
+//   name: {expr: '72 / time', unit: GFLOP/s}      derived from the others
 struct PerfSpec {
-  std::string name;
+  std::string name;  // any non-empty string, spaces included ("Epoch Length")
   std::string pattern;
+  std::string expr;  // a derived variable's expression (model/expr.h); pattern is then empty
   std::string in = "stdout";
   std::string group = "1";
   std::string type = "float";

@@ -143,6 +143,8 @@ Status ValidatePerfSpec(const PerfSpec& spec) {
     st = Status::Error("performance type must be int or float, got '" + spec.type + "'");
   } else if (spec.in.empty()) {
     st = Status::Error("'in' must name stdout, stderr or a file");
+  } else if (!spec.expr.empty()) {
+    return Status::OK();  // derived: its expression is checked by the model
   } else {
     st = ValidateExtraction(spec.pattern, spec.group, spec.reduce, spec.value_checks);
   }

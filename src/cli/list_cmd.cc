@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "config/config_loader.h"
+#include "model/bind.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -27,7 +28,28 @@ void PrintDetails(const TestCase& c, const std::vector<TestCase>& all, std::stri
   *out += "    id: " + c.id + "\n";
   *out += "    executable: " + s.executable + (s.executable_opts.empty() ? "" : " " + Join(s.executable_opts, " ")) + "\n";
   if (!s.build.type.empty()) *out += "    build system: " + s.build.type + "\n";
-  *out += "    num_tasks: " + std::to_string(s.num_tasks) + "\n";
+  *out += "    num_tasks: " + std::to_string(s.num_tasks);
+  if (s.num_tasks_per_node) *out += ", num_tasks_per_node: " + std::to_string(s.num_tasks_per_node);
+  if (s.num_cpus_per_task) *out += ", num_cpus_per_task: " + std::to_string(s.num_cpus_per_task);
+  if (s.num_gpus_per_node) *out += ", num_gpus_per_node: " + std::to_string(s.num_gpus_per_node);
+  *out += "\n";
+  auto pairs = [](const StringPairs& kv) {
+    std::vector<std::string> items;
+    for (const auto& [k, v] : kv) items.push_back(k + "=" + v);
+    return Join(items, ", ");
+  };
+  if (!s.env_vars.empty()) *out += "    env_vars: " + pairs(s.env_vars) + "\n";
+  if (!s.job_options.empty()) *out += "    job_options: " + Join(s.job_options, " ") + "\n";
+  for (const auto& [res, values] : s.extra_resources)
+    *out += "    extra_resources: " + res + ": " + pairs(StringPairs(values.begin(), values.end())) + "\n";
+  if (c.names && !s.variables.empty()) {
+    StringPairs vars;
+    for (const auto& v : s.variables) {
+      auto it = c.names->values.find(v.name);
+      vars.emplace_back(v.name, it == c.names->values.end() ? "(unset)" : FormatValue(it->second));
+    }
+    *out += "    variables: " + pairs(vars) + "\n";
+  }
   if (!s.performance.empty()) {
     std::vector<std::string> vars;
     for (const auto& p : s.performance) vars.push_back(p.name + (p.unit.empty() ? "" : " (" + p.unit + ")"));
@@ -48,9 +70,9 @@ int ListCommand(const SessionOptions& opts, bool details) {
   const auto& cases = (*session)->cases;
   std::string out;
   out.reserve(cases.size() * 64);
-  std::set<const TestSpec*> tests;
+  std::set<std::string> tests;
   for (const auto& c : cases) {
-    tests.insert(c.spec);
+    tests.insert(c.spec->name);
     if (details) {
       PrintDetails(c, cases, &out);
     } else {

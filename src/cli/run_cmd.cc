@@ -147,7 +147,7 @@ int RunCommand(RunCommandOptions o) {
     }
     if (o.session.test_paths.empty()) o.session.test_paths.assign(files.begin(), files.end());
   }
-  RegisterK8sSchedulers(K8sRunFlags{o.kubeconfig, o.keep_failed_jobs});
+  RegisterK8sSchedulers(K8sRunFlags{o.kubeconfig, o.keep_failed_jobs, o.exec.dry_run});
   auto opened = OpenSession(o.session);
   if (!opened.ok()) return Fail(opened.status());
   Session& session = **opened;

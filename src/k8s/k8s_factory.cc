@@ -11,6 +11,24 @@
 
 namespace hb {
 
+namespace {
+
+// The API of a --dry-run: knows the namespace, sends nothing.
+class OfflineKubeApi : public KubeApi {
+ public:
+  explicit OfflineKubeApi(std::string ns) : ns_(std::move(ns)) {}
+  Result<KubeResponse> Send(const KubeRequest& req) override {
+    return Status::Error("--dry-run sends no request (" + req.method + " " + req.path + ")");
+  }
+  std::string DefaultNamespace() const override { return ns_; }
+  std::string Server() const override { return "(no server: --dry-run)"; }
+
+ private:
+  std::string ns_;
+};
+
+}  // namespace
+
 Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const std::string& name, const nlohmann::json& sched_options,
                                                     const K8sRunFlags& flags) {
   auto opts = ParseK8sOptions(sched_options);
@@ -21,6 +39,11 @@ Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const std::string& name, con
   load.kubeconfig_flag = flags.kubeconfig.empty() ? opts->kubeconfig : flags.kubeconfig;
   load.context = opts->context;
   auto target = LoadKubeTarget(load);
+  if (flags.dry_run) {
+    std::string ns = target.ok() && !target->ns.empty() ? target->ns : "default";
+    return std::unique_ptr<Scheduler>(
+        std::make_unique<K8sScheduler>(name, std::make_unique<OfflineKubeApi>(ns), std::move(opts.value())));
+  }
   if (!target.ok()) return target.status().Prefixed("Kubernetes");
 
   // The client's warnings (e.g. TLS verification off) reach the user as

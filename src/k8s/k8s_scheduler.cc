@@ -627,6 +627,31 @@ K8sScheduler::CreateOutcome K8sScheduler::CreateRemaining(Tracked* t, double tim
   return CreateOutcome{};
 }
 
+Status K8sScheduler::WriteDryRun(const Job& job, const std::string& dir) {
+  std::shared_ptr<const K8sOptions> opts = opts_;
+  if (!job.backend_spec.is_null() && !job.backend_spec.empty()) {
+    auto applied = ApplyTestK8s(*opts_, job.backend_spec, "test '" + (job.case_id.empty() ? job.name : job.case_id) + "'");
+    if (!applied.ok()) return applied.status();
+    opts = std::make_shared<const K8sOptions>(std::move(applied.value()));
+  }
+  auto set = MakeManifests(job, *opts);
+  if (!set.ok()) return set.status();
+  std::string ns = opts->ns.empty() ? api_->DefaultNamespace() : opts->ns;
+  std::string out =
+      "# hetbench --dry-run: the objects this case would create, in order, as they would be POSTed\n"
+      "# (namespace " + ns + "). Where the API server would generate a name (metadata.generateName),\n"
+      "# metadata.name shows the prefix with 'dryrn' standing for its 5 random characters.\n";
+  for (size_t i = 0; i < set->objects.size(); ++i) {
+    json obj = set->objects[i];
+    json& md = obj["metadata"];
+    if (!md.is_object()) md = json::object();
+    md["namespace"] = ns;
+    if (!md.contains("name") && md.contains("generateName")) md["name"] = Str(md, "generateName") + "dryrn";
+    out += "---\n# POST " + CollectionPath(*set, i, ns) + "\n" + obj.dump(2) + "\n";
+  }
+  return WriteFile(JoinPath(dir, "hb_k8s.yaml"), out);
+}
+
 Status K8sScheduler::Submit(Job* job) {
   auto t = std::make_unique<Tracked>();
   t->opts = opts_;

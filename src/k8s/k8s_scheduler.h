@@ -52,6 +52,9 @@ namespace hb {
 struct K8sRunFlags {
   std::string kubeconfig;         // --kubeconfig; wins over the partition's `kubeconfig`
   bool keep_failed_jobs = false;  // --keep-failed-jobs
+  // --dry-run: no request is ever sent; a kubeconfig, if there is one, is
+  // read only for the context's namespace.
+  bool dry_run = false;
 };
 
 // The scheduler for a partition whose scheduler is `k8s` or `kubernetes`:
@@ -87,6 +90,10 @@ class K8sScheduler : public Scheduler {
   // credentials are accepted.
   Status Check() override;
   std::vector<std::string> TakeNotices() override;
+  // Writes dir/hb_k8s.yaml: every object Submit would POST, in order, as
+  // it would send it, each with its metadata.namespace (and, where the
+  // server would generate the name, a stand-in name; see the file's head).
+  Status WriteDryRun(const Job& job, const std::string& dir) override;
 
   // Where the server and credentials come from, added to connection errors:
   // "/root/.kube/config (context gpu)".

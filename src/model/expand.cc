@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/bind.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -91,21 +92,27 @@ std::vector<const TestSpec*> OrderSpecs(const TestSuite& suite, const std::set<s
   return order;
 }
 
-// Every combination of parameter values, in file order (first parameter slowest).
-std::vector<StringPairs> ParameterProduct(const TestSpec& s) {
-  std::vector<StringPairs> out = {{}};
+// Every combination of parameter values, as indices into each parameter's
+// values, in file order (first parameter slowest).
+std::vector<std::vector<size_t>> ParameterProduct(const TestSpec& s) {
+  std::vector<std::vector<size_t>> out = {{}};
   for (const auto& [name, values] : s.parameters) {
-    std::vector<StringPairs> next;
+    std::vector<std::vector<size_t>> next;
     next.reserve(out.size() * values.size());
     for (const auto& partial : out) {
-      for (const auto& v : values) {
-        StringPairs p = partial;
-        p.emplace_back(name, v);
-        next.push_back(std::move(p));
+      for (size_t i = 0; i < values.size(); ++i) {
+        next.push_back(partial);
+        next.back().push_back(i);
       }
     }
     out = std::move(next);
   }
+  return out;
+}
+
+StringPairs ParamValues(const TestSpec& s, const std::vector<size_t>& index) {
+  StringPairs out;
+  for (size_t i = 0; i < index.size(); ++i) out.emplace_back(s.parameters[i].first, s.parameters[i].second[index[i]]);
   return out;
 }
 
@@ -148,6 +155,33 @@ bool ValidEnvironsMatch(const std::vector<std::string>& valid, const EnvironView
   });
 }
 
+namespace {
+
+// Keeps the cases marked in `keep` and those they depend on (transitively),
+// re-numbering the dependency links. Cases come in dependency order.
+std::vector<TestCase> KeepWithDependencies(std::vector<TestCase> all, std::vector<bool> keep) {
+  for (size_t i = all.size(); i-- > 0;)
+    if (keep[i])
+      for (size_t d : all[i].deps) keep[d] = true;
+  std::vector<size_t> index(all.size(), 0);
+  std::vector<TestCase> out;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (!keep[i]) continue;
+    index[i] = out.size();
+    for (auto& d : all[i].deps) d = index[d];
+    out.push_back(std::move(all[i]));
+  }
+  return out;
+}
+
+std::string CaseId(const TestSpec& s, const StringPairs& params, const std::string& where) {
+  std::string id = s.name;
+  for (const auto& [k, v] : params) id += "%" + k + "=" + Printable(v);
+  return id + "@" + where;
+}
+
+}  // namespace
+
 Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vector<PartitionView>& partitions,
                                           const CaseFilter& filter) {
   auto names = CompileAll(filter.names, "-n/--name");
@@ -164,64 +198,64 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
     }
     return true;
   };
-  // Selection is by case (display names carry parameter values), so first
-  // find which specs have at least one selected case.
-  std::set<std::string> wanted;
-  std::map<std::string, std::vector<StringPairs>> products;
+  auto name_ok = [&](const std::string& dn) {
+    return (names->empty() || AnySearch(*names, dn)) && !AnySearch(*excludes, dn);
+  };
+  // 1. The tests with a case selected by name (display names need no
+  //    binding), and the tests they depend on.
+  std::set<std::string> named;
+  std::map<std::string, std::vector<std::vector<size_t>>> products;
   for (const auto& s : suite.specs) {
-    if (s->abstract || !tags_ok(*s)) continue;
+    if (s->abstract) continue;
     auto& prod = products[s->name] = ParameterProduct(*s);
-    for (const auto& params : prod) {
-      std::string dn = DisplayName(*s, params);
-      bool in = names->empty() || AnySearch(*names, dn);
-      if (in && !AnySearch(*excludes, dn)) {
-        wanted.insert(s->name);
+    for (const auto& index : prod) {
+      if (name_ok(DisplayName(*s, ParamValues(*s, index)))) {
+        named.insert(s->name);
         break;
       }
     }
   }
-
-  std::vector<TestCase> cases;
-  std::set<std::string> explicitly(wanted);
-  // key: test name + "@" + sys:part + "+" + env  -> case indices
-  std::map<std::string, std::vector<size_t>> by_target;
-  for (const TestSpec* s : OrderSpecs(suite, wanted)) {
-    bool pulled_in = !explicitly.count(s->name);  // only here as a dependency
+  // 2. Every case of those tests, bound; selected when its name and its
+  //    bound tags match.
+  std::vector<TestCase> all;
+  std::vector<bool> selected;
+  std::map<std::string, std::vector<size_t>> by_target;  // test@sys:part+env -> cases
+  for (const TestSpec* s : OrderSpecs(suite, named)) {
     if (!products.count(s->name)) products[s->name] = ParameterProduct(*s);
-    for (const auto& params : products[s->name]) {
+    for (const auto& index : products[s->name]) {
+      StringPairs params = ParamValues(*s, index);
       std::string dn = DisplayName(*s, params);
-      if (!pulled_in) {
-        bool in = names->empty() || AnySearch(*names, dn);
-        if (!in || AnySearch(*excludes, dn)) continue;
-      }
+      bool name_in = named.count(s->name) && name_ok(dn);
       for (const auto& p : partitions) {
         if (!ValidSystemsMatch(s->valid_systems, p)) continue;
         for (const auto& e : p.environs) {
           if (!ValidEnvironsMatch(s->valid_prog_environs, e)) continue;
           if (!envs->empty() && !AnySearch(*envs, e.name)) continue;
           TestCase c;
-          c.spec = s;
           c.params = params;
+          c.param_index = index;
           c.system = p.system;
           c.partition = p.partition;
           c.environ = e.name;
           c.display_name = dn;
           std::string where = p.system + ":" + p.partition + "+" + e.name;
-          c.id = s->name;
-          for (const auto& [k, v] : params) c.id += "%" + k + "=" + Printable(v);
-          c.id += "@" + where;
+          c.id = CaseId(*s, params, where);
+          Status st = BindCase(*s, p, e, &c);
+          if (!st.ok()) return st;
           for (const auto& d : s->depends_on) {
             auto it = by_target.find(d + "@" + where);
             if (it == by_target.end() || it->second.empty()) c.missing_deps.push_back(d);
             else c.deps.insert(c.deps.end(), it->second.begin(), it->second.end());
           }
-          by_target[s->name + "@" + where].push_back(cases.size());
-          cases.push_back(std::move(c));
+          selected.push_back(name_in && tags_ok(*c.spec));
+          by_target[s->name + "@" + where].push_back(all.size());
+          all.push_back(std::move(c));
         }
       }
     }
   }
-  return cases;
+  // 3. The selected cases and what they depend on.
+  return KeepWithDependencies(std::move(all), std::move(selected));
 }
 
 }  // namespace hb

@@ -6,9 +6,12 @@
 // configuration layer. Pure; thread-safe.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "model/expr.h"
 #include "model/test_loader.h"
 #include "model/test_spec.h"
 #include "util/status.h"
@@ -24,6 +27,10 @@ struct PartitionView {
   std::string system, partition;
   std::vector<std::string> features;
   std::vector<EnvironView> environs;  // those the partition lists and that exist for it
+  std::string scheduler = "local";    // for `sched:NAME` in overrides keys
+  // Placeholder names the partition defines: processor.* and devices.*
+  // (model/bind.h), shared by every case on it.
+  std::shared_ptr<const std::map<std::string, Value>> values;
 };
 
 // Command-line filters (`-n`, `-x`, `-t`, `-p`). Every list entry is a
@@ -42,9 +49,10 @@ bool ValidSystemsMatch(const std::vector<std::string>& valid, const PartitionVie
 // Same for valid_prog_environs: `*`, a name, `+feature`, `-feature`.
 bool ValidEnvironsMatch(const std::vector<std::string>& valid, const EnvironView& e);
 
-// Cases in dependency order (a case's dependencies come before it).
-// Selected tests pull in the tests they depend on. Bad filter regexes are
-// errors.
+// Cases in dependency order (a case's dependencies come before it), each
+// bound (model/bind.h). Selected cases pull in the cases they depend on.
+// Bad filter regexes and binding errors are errors. Tags are matched
+// against each case's bound tags (overrides may add some).
 Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vector<PartitionView>& partitions,
                                           const CaseFilter& filter);
 

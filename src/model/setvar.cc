@@ -107,6 +107,7 @@ Result<FieldOverride> ParseSetvar(const std::string& arg) {
     lhs = lhs.substr(dot + 1);
   }
   o.field = lhs;
+  o.raw = value;
   if (o.field.empty() || (dot != std::string::npos && o.test.empty()))
     return Status::Error(o.option + ": expected [TEST.]FIELD=VALUE");
   Kind kind = KindOf(o.field);

@@ -36,6 +36,7 @@ struct FieldOverride {
   std::string test;    // "" = every test
   std::string field;
   YAML::Node value;    // converted (for a parameter: the list of values)
+  std::string raw;     // the value as given (for a variable: converted by its type)
   bool is_list = false;  // value is a list (usable as parameter values)
 };
 

@@ -5,6 +5,9 @@
 #include <regex>
 #include <set>
 
+#include "check/reference.h"
+#include "check/sanity.h"
+#include "model/test_loader.h"
 #include "config/site_config.h"
 #include "model/placeholder.h"
 #include "util/fs.h"
@@ -100,9 +103,27 @@ Result<StringPairs> ParseEnvVars(const YAML::Node& n, const std::string& f) {
   return Err(n, f, "env_vars: expected a mapping of NAME: value, got " + YamlTypeName(n));
 }
 
+// A parameter value as shown in names: a scalar as written, a mapping
+// (ReFrame's tuple parameters) in YAML flow style, `{nx: 128, nodes: 1}`.
+Result<std::string> ParameterText(const YAML::Node& v, const std::string& f, const std::string& what) {
+  if (v.IsScalar()) return v.Scalar();
+  if (!v.IsMap())
+    return Err(v, f, what + ": each value must be a scalar or a mapping of scalars, got " + YamlTypeName(v));
+  std::vector<std::string> items;
+  for (const auto& kv : v) {
+    std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    if (!IsIdentifier(k)) return Err(kv.first, f, what + ": '" + k + "' is not a valid key (letters, digits and _)");
+    if (!kv.second.IsScalar()) return Err(kv.second, f, what + ": " + k + ": expected a scalar, got " + YamlTypeName(kv.second));
+    items.push_back(k + ": " + kv.second.Scalar());
+  }
+  if (items.empty()) return Err(v, f, what + ": an empty mapping is not a value");
+  return "{" + Join(items, ", ") + "}";
+}
+
 Status ParseParameters(const YAML::Node& n, const std::string& f, TestSpec* s) {
-  if (!n.IsMap()) return Err(n, f, "parameters: expected a mapping of name: [values], got " + YamlTypeName(n));
   s->parameters.clear();
+  if (n.IsNull()) return Status::OK();
+  if (!n.IsMap()) return Err(n, f, "parameters: expected a mapping of name: [values], got " + YamlTypeName(n));
   for (const auto& kv : n) {
     auto name = YamlString(kv.first, f, "parameters");
     if (!name.ok()) return name.status();
@@ -111,10 +132,88 @@ Status ParseParameters(const YAML::Node& n, const std::string& f, TestSpec* s) {
     const auto& builtins = BuiltinPlaceholders();
     if (std::find(builtins.begin(), builtins.end(), *name) != builtins.end())
       return Err(kv.first, f, "parameters: '" + *name + "' is a built-in placeholder name; choose another");
-    auto values = YamlStringList(kv.second, f, "parameters: " + *name);
-    if (!values.ok()) return values.status();
-    if (values->empty()) return Err(kv.second, f, "parameters: '" + *name + "' has no values");
-    s->parameters.emplace_back(*name, std::move(values.value()));
+    std::string what = "parameters: " + *name;
+    std::vector<std::string> values;
+    YAML::Node list = kv.second;
+    if (!list.IsSequence() && !list.IsScalar())
+      return Err(list, f, what + ": expected a list of values, got " + YamlTypeName(list));
+    auto add = [&](const YAML::Node& v) -> Status {
+      auto text = ParameterText(v, f, what);
+      if (text.ok()) values.push_back(*text);
+      return text.status();
+    };
+    if (list.IsScalar()) {
+      Status st = add(list);
+      if (!st.ok()) return st;
+    } else {
+      for (const auto& v : list) {
+        Status st = add(v);
+        if (!st.ok()) return st;
+      }
+    }
+    if (values.empty()) return Err(kv.second, f, "parameters: '" + *name + "' has no values");
+    s->parameters.emplace_back(*name, std::move(values));
+  }
+  return Status::OK();
+}
+
+// variables: NAME: {type: int|float|bool|str, default: V, required: B,
+// loggable: B}, or NAME: V (type from V as YAML types it).
+Status ParseVariable(const std::string& name, const YAML::Node& v, const std::string& f, VariableSpec* out) {
+  static const std::vector<std::string> kKeys = {"type", "default", "required", "loggable"};
+  static const std::vector<std::string> kTypes = {"int", "float", "bool", "str"};
+  out->name = name;
+  out->mark = MarkOf(v, f);
+  std::string what = "variables: " + name;
+  if (v.IsScalar()) {
+    out->type = v.Tag() == "!" ? "str" : TypeName(ValueFromYamlScalar(v.Scalar()).type());
+    out->default_text = v.Scalar();
+    return Status::OK();
+  }
+  if (!v.IsMap()) return Err(v, f, what + ": expected a value or a mapping such as {type: int, default: 100}");
+  for (const auto& kv : v) {
+    std::string key = kv.first.Scalar();
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
+      return Err(kv.first, f, what + ": unknown key '" + key + "'" + DidYouMean(key, kKeys));
+    Status st;
+    if (key == "type") {
+      auto r = YamlString(kv.second, f, what + ": type");
+      if (!r.ok()) return r.status();
+      if (std::find(kTypes.begin(), kTypes.end(), *r) == kTypes.end())
+        return Err(kv.second, f, what + ": type: '" + *r + "' is not one of int, float, bool, str" + DidYouMean(*r, kTypes));
+      out->type = *r;
+    } else if (key == "default") {
+      if (!kv.second.IsScalar()) return Err(kv.second, f, what + ": default: expected a scalar, got " + YamlTypeName(kv.second));
+      out->default_text = kv.second.Scalar();
+    } else {
+      auto r = YamlBool(kv.second, f, what + ": " + key);
+      if (!r.ok()) return r.status();
+      (key == "required" ? out->required : out->loggable) = *r;
+    }
+  }
+  if (out->default_text) {
+    auto val = ConvertVariable(*out, *out->default_text);
+    if (!val.ok()) return Err(v["default"], f, what + ": default: " + val.status().message());
+  }
+  return Status::OK();
+}
+
+Status ParseVariables(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  s->variables.clear();
+  if (n.IsNull()) return Status::OK();
+  if (!n.IsMap()) return Err(n, f, "variables: expected a mapping of name: {type, default}, got " + YamlTypeName(n));
+  for (const auto& kv : n) {
+    std::string name = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    if (!IsIdentifier(name)) return Err(kv.first, f, "variables: '" + name + "' is not a valid name (letters, digits and _)");
+    const auto& builtins = BuiltinPlaceholders();
+    if (std::find(builtins.begin(), builtins.end(), name) != builtins.end())
+      return Err(kv.first, f, "variables: '" + name + "' is a built-in placeholder name; choose another");
+    if (std::find(TestKeys().begin(), TestKeys().end(), name) != TestKeys().end())
+      return Err(kv.first, f, "variables: '" + name + "' is the name of a test field; choose another");
+    VariableSpec var;
+    Status st = ParseVariable(name, kv.second, f, &var);
+    if (!st.ok()) return st;
+    s->variables.push_back(std::move(var));
   }
   return Status::OK();
 }
@@ -246,11 +345,10 @@ Status ParseSanityEntry(const YAML::Node& n, const std::string& f, SanitySpec* s
 Status ParseSanity(const YAML::Node& n, const std::string& f, TestSpec* s) {
   s->sanity.clear();
   if (n.IsNull()) return Status::OK();
-  YAML::Node list = n;
-  if (n.IsMap()) {  // a single entry
-    list = YAML::Node(YAML::NodeType::Sequence);
-    list.push_back(n);
-  }
+  // A single entry stands for a list of one. (A new node, not an
+  // assignment: assigning to a copy of `n` would rewrite `n` itself.)
+  YAML::Node list = n.IsMap() ? YAML::Node(YAML::NodeType::Sequence) : n;
+  if (n.IsMap()) list.push_back(n);
   if (!list.IsSequence()) return Err(n, f, "sanity: expected a list of checks, got " + YamlTypeName(n));
   for (const auto& item : list) {
     SanitySpec sp;
@@ -262,8 +360,8 @@ Status ParseSanity(const YAML::Node& n, const std::string& f, TestSpec* s) {
 }
 
 Status ParsePerfVar(const std::string& name, const YAML::Node& n, const std::string& f, PerfSpec* p) {
-  static const std::vector<std::string> kKeys = {"pattern", "in", "group", "type", "reduce", "unit",
-                                                 "eq",      "ne", "lt",    "le",   "gt",     "ge"};
+  static const std::vector<std::string> kKeys = {"pattern", "expr", "in", "group", "type", "reduce", "unit",
+                                                 "eq",      "ne",   "lt", "le",    "gt",   "ge"};
   if (!n.IsMap())
     return Err(n, f, "performance: '" + name + "' must be a mapping such as {pattern: 'Rate: (\\S+)', unit: MB/s}");
   p->name = name;
@@ -276,10 +374,13 @@ Status ParsePerfVar(const std::string& name, const YAML::Node& n, const std::str
       return Err(kv.first, f, "performance: " + name + ": unknown key '" + key + "'" + DidYouMean(key, kKeys));
     Status st;
     std::string what = "performance: " + name + ": " + key;
-    if (key == "pattern" || key == "in" || key == "group" || key == "unit") {
+    if (key == "pattern" || key == "expr" || key == "in" || key == "group" || key == "unit") {
       auto r = YamlString(v, f, what);
       if (!r.ok()) return r.status();
-      if (key == "pattern") {
+      if (key == "expr") {
+        p->expr = *r;
+        p->mark = MarkOf(v, f);
+      } else if (key == "pattern") {
         p->pattern = *r;
         have_pattern = true;
         p->mark = MarkOf(v, f);
@@ -299,7 +400,11 @@ Status ParsePerfVar(const std::string& name, const YAML::Node& n, const std::str
     }
     if (!st.ok()) return st;
   }
-  if (!have_pattern) return Err(n, f, "performance: " + name + ": a 'pattern' is required");
+  if (!p->expr.empty() && have_pattern)
+    return Err(n, f, "performance: " + name + ": give either 'pattern' (a value extracted from the output) or "
+                     "'expr' (a value derived from other variables), not both");
+  if (!have_pattern && p->expr.empty())
+    return Err(n, f, "performance: " + name + ": a 'pattern' (or an 'expr' deriving it from other variables) is required");
   return Status::OK();
 }
 
@@ -310,9 +415,9 @@ Status ParsePerformance(const YAML::Node& n, const std::string& f, TestSpec* s) 
     return Err(n, f, "performance: expected a mapping of variable: {pattern, group, unit, ...}, got " +
                          YamlTypeName(n));
   for (const auto& kv : n) {
-    std::string name = kv.first.Scalar();
-    if (!IsIdentifier(name))
-      return Err(kv.first, f, "performance: '" + name + "' is not a valid variable name (letters, digits and _)");
+    std::string name = kv.first.IsScalar() ? kv.first.Scalar() : "";
+    if (name.empty() || name.find_first_of("\n\r") != std::string::npos)
+      return Err(kv.first, f, "performance: a variable name must be a non-empty string on one line");
     PerfSpec p;
     Status st = ParsePerfVar(name, kv.second, f, &p);
     if (!st.ok()) return st;
@@ -681,6 +786,8 @@ const std::map<std::string, Handler>& Handlers() {
       {"depends_on", StringList(&TestSpec::depends_on, "depends_on")},
       {"image", String(&TestSpec::image, "image")},
       {"k8s", ParseK8s},
+      {"variables", ParseVariables},
+      {"overrides", Ignore},  // read by the loader (model/bind.h)
       {"max_retries", ParseMaxRetries},
   };
   return kHandlers;
@@ -708,15 +815,25 @@ Status CheckTestKeys(const YAML::Node& test, const std::string& file) {
   return Status::OK();
 }
 
-Status ParseTestFields(const FieldMap& fields, TestSpec* spec) {
+Status ParseTestField(const std::string& key, const FieldNode& fn, TestSpec* spec) {
   const auto& h = Handlers();
+  auto it = h.find(key);
+  if (it == h.end()) return Status::OK();  // checked by CheckTestKeys
+  Status st = it->second(fn.value, fn.file, spec);
+  if (st.ok()) spec->marks[key] = MarkOf(fn.key, fn.file);
+  return st;
+}
+
+Status ParseTestFields(const FieldMap& fields, TestSpec* spec, const std::set<std::string>& skip) {
   for (const auto& [key, fn] : fields) {
-    auto it = h.find(key);
-    if (it == h.end()) continue;  // checked by CheckTestKeys
-    Status st = it->second(fn.value, fn.file, spec);
+    if (skip.count(key)) continue;
+    Status st = ParseTestField(key, fn, spec);
     if (!st.ok()) return st;
-    spec->marks[key] = MarkOf(fn.key, fn.file);
   }
+  return Status::OK();
+}
+
+Status FinishTestSpec(TestSpec* spec, bool check_required) {
   if (spec->build.type == "SingleSource" && spec->executable.empty()) {
     std::string exe = spec->build.executable;
     if (exe.empty()) {
@@ -730,11 +847,53 @@ Status ParseTestFields(const FieldMap& fields, TestSpec* spec) {
   }
   // A container test may run the image's own command (ReFrame's
   // `singularity run IMAGE`).
-  if (spec->executable.empty() && !spec->abstract && !spec->container.enabled) {
+  if (check_required && spec->executable.empty() && !spec->abstract && !spec->container.enabled) {
     SourceMark m = spec->mark;
     return Status::Error(m, "test '" + spec->name + "' has no 'executable' (the program to run)");
   }
   return Status::OK();
+}
+
+Status CheckTestChecks(const TestSpec& spec) {
+  for (const auto& s : spec.sanity) {
+    Status st = ValidateSanitySpec(s);
+    if (!st.ok()) return st;
+  }
+  std::vector<std::string> vars;
+  for (const auto& p : spec.performance) {
+    Status st = ValidatePerfSpec(p);
+    if (!st.ok()) return st;
+    vars.push_back(p.name);
+  }
+  for (const auto& [key, refs] : spec.reference) {
+    for (const auto& [var, ref] : refs) {
+      if (std::find(vars.begin(), vars.end(), var) == vars.end()) {
+        auto it = spec.marks.find("reference:" + key + ":" + var);
+        SourceMark m = it != spec.marks.end() ? it->second : ref.mark;
+        std::string known = vars.empty() ? "the test defines none" : "defined: " + Join(vars, ", ");
+        return Status::Error(m, "reference: '" + var + "' is not a performance variable of this test (" + known + ")" +
+                                    DidYouMean(var, vars));
+      }
+      Status st = ValidateReference(ref);
+      if (!st.ok()) return st;
+    }
+  }
+  return Status::OK();
+}
+
+Result<Value> ConvertVariable(const VariableSpec& var, const std::string& text) {
+  if (var.type == "str") return Value::Str(text);
+  if (var.type == "bool") {
+    std::string t = text;
+    std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (t == "true" || t == "yes" || t == "y" || t == "1") return Value::Bool(true);
+    if (t == "false" || t == "no" || t == "n" || t == "0") return Value::Bool(false);
+    return Status::Error("expected a bool (true, yes, y, 1, false, no, n, 0), got '" + text + "'");
+  }
+  Value v = ValueFromYamlScalar(Trim(text));
+  if (var.type == "int" && v.type() == Value::Type::kInt) return v;
+  if (var.type == "float" && v.is_number()) return Value::Float(v.as_float());
+  return Status::Error("expected " + std::string(var.type == "int" ? "an int" : "a float") + ", got '" + text + "'");
 }
 
 }  // namespace hb

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
 
+#include "model/expr.h"
 #include "model/test_spec.h"
 #include "util/status.h"
 
@@ -26,8 +28,19 @@ using FieldMap = std::map<std::string, FieldNode>;
 // Checks that every key of one test mapping is known (with "did you mean").
 Status CheckTestKeys(const YAML::Node& test, const std::string& file);
 
-// Fills `spec` from the merged fields. spec->file and spec->name are set by
-// the caller.
-Status ParseTestFields(const FieldMap& fields, TestSpec* spec);
+// Fills `spec` from the merged fields, less those in `skip` (fields that
+// are parsed per case, after binding). spec->file and spec->name are set by
+// the caller. FinishTestSpec then fills defaults that depend on several
+// fields (a SingleSource build's executable) and checks required ones.
+Status ParseTestFields(const FieldMap& fields, TestSpec* spec, const std::set<std::string>& skip = {});
+Status ParseTestField(const std::string& key, const FieldNode& field, TestSpec* spec);
+Status FinishTestSpec(TestSpec* spec, bool check_required);
+// Checks the sanity and performance entries (regexes, types) and that every
+// reference names a performance variable of the test.
+Status CheckTestChecks(const TestSpec& spec);
+
+// The value of a variable given as text (a default, or -S NAME=VALUE),
+// converted by its type; the error says what was expected.
+Result<Value> ConvertVariable(const VariableSpec& var, const std::string& text);
 
 }  // namespace hb

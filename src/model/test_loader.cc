@@ -5,10 +5,13 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "check/performance.h"
 #include "check/reference.h"
 #include "check/sanity.h"
+#include "model/bind.h"
+#include "model/field_merge.h"
 #include "model/placeholder.h"
 #include "model/test_fields.h"
 #include "util/fs.h"
@@ -119,90 +122,11 @@ Status MergeFields(const RawTest& t, const std::map<std::string, const RawTest*>
     if (!st.ok()) return st;
     out->erase("abstract");  // a base's abstract flag is not inherited
   }
-  // Erase then emplace: assigning over a FieldNode would assign its
-  // YAML::Node members, which yaml-cpp does by rewriting the node they refer
-  // to, i.e. the base test's own field, seen again by the next test that
-  // extends the same base.
-  for (const auto& kv : t.node) {
-    out->erase(kv.first.Scalar());
-    out->emplace(kv.first.Scalar(), FieldNode{kv.first, kv.second, t.file});
-  }
-  return Status::OK();
-}
-
-// Fields whose strings may hold placeholders.
-const std::set<std::string> kPlaceholderFields = {
-    "executable", "executable_opts", "env_vars", "prerun_cmds", "postrun_cmds", "build_system", "keep_files",
-    "job_options", "launcher_options", "modules", "sanity", "performance", "extra_resources", "image"};
-
-Status CheckPlaceholdersIn(const YAML::Node& n, const std::string& file, const std::string& field,
-                           const std::vector<std::string>& known) {
-  if (n.IsScalar()) {
-    for (const auto& ref : FindPlaceholders(n.Scalar())) {
-      if (std::find(known.begin(), known.end(), ref.name) != known.end()) continue;
-      SourceMark m = MarkOf(n, file);
-      std::string hint = DidYouMean(ref.name, known);
-      if (StartsWith(ref.name, "deps."))
-        hint = "; a dependency's folders are {deps.TEST.stagedir} and {deps.TEST.outputdir} for a TEST in depends_on";
-      return Status::Error(m, field + ": unknown placeholder '{" + ref.name + "}'" + hint +
-                                  " (write {{ and }} for literal braces)");
-    }
-    return Status::OK();
-  }
-  if (n.IsMap()) {
-    for (const auto& kv : n) {
-      Status st = CheckPlaceholdersIn(kv.second, file, field, known);
-      if (!st.ok()) return st;
-    }
-  } else if (n.IsSequence()) {
-    for (const auto& item : n) {
-      Status st = CheckPlaceholdersIn(item, file, field, known);
-      if (!st.ok()) return st;
-    }
-  }
-  return Status::OK();
-}
-
-Status CheckPlaceholders(const FieldMap& fields, const TestSpec& spec) {
-  std::vector<std::string> known = BuiltinPlaceholders();
-  for (const auto& [p, v] : spec.parameters) known.push_back(p);
-  for (const auto& d : spec.depends_on) {
-    known.push_back("deps." + d + ".stagedir");
-    known.push_back("deps." + d + ".outputdir");
-  }
-  for (const auto& [key, fn] : fields) {
-    if (!kPlaceholderFields.count(key)) continue;
-    Status st = CheckPlaceholdersIn(fn.value, fn.file, key, known);
-    if (!st.ok()) return st;
-  }
-  return Status::OK();
-}
-
-Status CheckChecks(const TestSpec& spec) {
-  for (const auto& s : spec.sanity) {
-    Status st = ValidateSanitySpec(s);
-    if (!st.ok()) return st;
-  }
-  std::vector<std::string> vars;
-  for (const auto& p : spec.performance) {
-    Status st = ValidatePerfSpec(p);
-    if (!st.ok()) return st;
-    vars.push_back(p.name);
-  }
-  for (const auto& [key, refs] : spec.reference) {
-    for (const auto& [var, ref] : refs) {
-      if (std::find(vars.begin(), vars.end(), var) == vars.end()) {
-        auto it = spec.marks.find("reference:" + key + ":" + var);
-        SourceMark m = it != spec.marks.end() ? it->second : ref.mark;
-        std::string known = vars.empty() ? "the test defines none" : "defined: " + Join(vars, ", ");
-        return Status::Error(m, "reference: '" + var + "' is not a performance variable of this test (" + known + ")" +
-                                    DidYouMean(var, vars));
-      }
-      Status st = ValidateReference(ref);
-      if (!st.ok()) return st;
-    }
-  }
-  return Status::OK();
+  // Each field combines with the inherited one by its kind
+  // (model/field_merge.h).
+  FieldMap own;
+  for (const auto& kv : t.node) own.emplace(kv.first.Scalar(), FieldNode{kv.first, kv.second, t.file});
+  return MergeFieldsInto(own, out);
 }
 
 Status CheckDependencies(const TestSuite& suite) {
@@ -251,6 +175,100 @@ Status CheckDependencies(const TestSuite& suite) {
   return Status::OK();
 }
 
+bool IsTestKey(const std::string& k) {
+  const auto& keys = TestKeys();
+  return std::find(keys.begin(), keys.end(), k) != keys.end();
+}
+
+// -S NAME=VALUE for a variable the test declares: kept for binding.
+void TakeVariableSetvars(const std::vector<FieldOverride>& setvars, const std::string& test, SpecSource* src,
+                         std::set<size_t>* used) {
+  auto it = src->fields.find("variables");
+  if (it == src->fields.end() || !it->second.value.IsMap()) return;
+  for (size_t i = 0; i < setvars.size(); ++i) {
+    const FieldOverride& o = setvars[i];
+    if ((!o.test.empty() && o.test != test) || IsTestKey(o.field) || !it->second.value[o.field]) continue;
+    src->variable_setvars[o.field] = o;
+    used->insert(i);
+  }
+}
+
+// The parameter values as written, for their types and mapping keys.
+Status ReadParameterValues(const TestSpec& spec, SpecSource* src) {
+  auto it = src->fields.find("parameters");
+  if (it == src->fields.end() || !it->second.value.IsMap()) return Status::OK();
+  for (const auto& [name, shown] : spec.parameters) {
+    YAML::Node values = it->second.value[name];
+    std::vector<YAML::Node> nodes;
+    if (values.IsSequence()) {
+      for (const auto& v : values) nodes.push_back(v);
+    } else {
+      nodes.push_back(values);
+    }
+    src->param_values.push_back(std::move(nodes));
+  }
+  return Status::OK();
+}
+
+// The loaded spec is the cases' template: its fields with placeholders are
+// kept as written where they parse so (strings, lists); the others (an
+// integer written '{n}') keep their defaults. Cases bind them all.
+void ParseTemplatedFields(const SpecSource& src, TestSpec* spec) {
+  for (const auto& key : src.templated) {
+    TestSpec scratch = *spec;
+    if (ParseTestField(key, src.fields.at(key), &scratch).ok()) *spec = std::move(scratch);
+  }
+}
+
+Status CheckVariableNames(const TestSpec& spec) {
+  for (const auto& v : spec.variables)
+    for (const auto& [p, values] : spec.parameters)
+      if (p == v.name) return Status::Error(v.mark, "variables: '" + v.name + "' is also a parameter of this test");
+  return Status::OK();
+}
+
+// One overrides key token: sys, sys:part, *, +feature, -feature, env:NAME,
+// sched:NAME or PARAM=VALUE.
+Status CheckOverrideToken(const TestSpec& spec, const std::string& tok, const SourceMark& mark) {
+  size_t eq = tok.find('=');
+  if (eq == std::string::npos || tok.find(':') != std::string::npos) return Status::OK();
+  std::string p = tok.substr(0, eq);
+  std::vector<std::string> names;
+  for (const auto& [n, v] : spec.parameters) names.push_back(n);
+  if (std::find(names.begin(), names.end(), p) != names.end()) return Status::OK();
+  return Status::Error(mark, "overrides: '" + tok + "': this test has no parameter '" + p + "'" +
+                                 (names.empty() ? "" : " (it has: " + Join(names, ", ") + ")") + DidYouMean(p, names));
+}
+
+Status ReadOverrides(const TestSpec& spec, SpecSource* src) {
+  auto it = src->fields.find("overrides");
+  if (it == src->fields.end() || it->second.value.IsNull()) return Status::OK();
+  const FieldNode& fn = it->second;
+  if (!fn.value.IsMap())
+    return Status::Error(MarkOf(fn.value, fn.file), "overrides: expected a mapping of 'system:partition': {field: value}, got " +
+                                                        YamlTypeName(fn.value));
+  for (const auto& kv : fn.value) {
+    OverrideEntry o;
+    o.key = kv.first.Scalar();
+    o.mark = MarkOf(kv.first, fn.file);
+    std::istringstream words(o.key);
+    for (std::string t; words >> t;) o.tokens.push_back(t);
+    if (o.tokens.empty()) return Status::Error(o.mark, "overrides: an empty key matches nothing; use '*' for every case");
+    for (const auto& t : o.tokens) {
+      Status st = CheckOverrideToken(spec, t, o.mark);
+      if (!st.ok()) return st;
+    }
+    if (!kv.second.IsMap())
+      return Status::Error(MarkOf(kv.second, fn.file), "overrides: '" + o.key + "': expected a mapping of test fields, got " +
+                                                           YamlTypeName(kv.second));
+    Status st = CheckTestKeys(kv.second, fn.file);
+    if (!st.ok()) return st.Prefixed("overrides: '" + o.key + "'");
+    for (const auto& f : kv.second) o.fields.emplace(f.first.Scalar(), FieldNode{f.first, f.second, fn.file});
+    src->overrides.push_back(std::move(o));
+  }
+  return Status::OK();
+}
+
 Result<TestSuite> BuildSuite(const std::vector<RawTest>& raws, std::vector<std::string> files,
                              const std::vector<FieldOverride>& setvars) {
   std::map<std::string, const RawTest*> by_name;
@@ -264,23 +282,38 @@ Result<TestSuite> BuildSuite(const std::vector<RawTest>& raws, std::vector<std::
   suite.files = std::move(files);
   std::set<size_t> used;  // the -S overrides that applied
   for (const auto& r : raws) {
-    FieldMap fields;
+    auto src = std::make_shared<SpecSource>();
     std::vector<std::string> chain;
-    Status st = MergeFields(r, by_name, &chain, &fields);
+    Status st = MergeFields(r, by_name, &chain, &src->fields);
     if (!st.ok()) return st;
-    ApplySetvars(setvars, r.name, &fields, &used);
+    ResolveListOps(&src->fields);
+    TakeVariableSetvars(setvars, r.name, src.get(), &used);
+    ApplySetvars(setvars, r.name, &src->fields, &used);
+    for (const auto& o : setvars)
+      if ((o.test.empty() || o.test == r.name) && IsTestKey(o.field)) src->setvars.push_back(o);
     auto spec = std::make_unique<TestSpec>();
     spec->name = r.name;
     spec->file = AbsPath(r.file);
     spec->mark = r.mark;
     if (const YAML::Node ext = r.node["extends"]) spec->extends = ext.Scalar();
     // ReFrame's default: a `src` folder beside the test file.
-    std::string src = JoinPath(DirName(spec->file), "src");
-    if (PathExists(src)) spec->sourcesdir = src;
-    st = ParseTestFields(fields, spec.get());
-    if (st.ok()) st = CheckPlaceholders(fields, *spec);
-    if (st.ok()) st = CheckChecks(*spec);
+    std::string src_dir = JoinPath(DirName(spec->file), "src");
+    if (PathExists(src_dir)) spec->sourcesdir = src_dir;
+    src->templated = TemplatedFields(src->fields);
+    st = ParseTestFields(src->fields, spec.get(), src->templated);
+    if (st.ok()) st = ReadParameterValues(*spec, src.get());
+    if (st.ok()) st = CheckVariableNames(*spec);
+    if (st.ok()) st = ReadOverrides(*spec, src.get());
+    if (st.ok()) ParseTemplatedFields(*src, spec.get());
+    // With placeholders or overrides, required fields and checks are
+    // checked per case, after binding.
+    bool per_case = !src->templated.empty() || !src->overrides.empty();
+    if (st.ok()) st = FinishTestSpec(spec.get(), !per_case);
+    if (st.ok() && !per_case) st = CheckTestChecks(*spec);
+    if (st.ok()) st = PrepareSource(*spec, src.get());
     if (!st.ok()) return st;
+    src->tmpl = spec.get();
+    spec->source = std::move(src);
     suite.specs.push_back(std::move(spec));
   }
   std::vector<std::string> names;

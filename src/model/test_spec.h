@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -72,6 +73,21 @@ struct ContainerSpec {
   SourceMark mark;
 };
 
+// variables: a named, typed value with a default, usable as a placeholder
+// and settable with -S NAME=VALUE (ReFrame's variable()). Unlike a
+// parameter it does not multiply cases or change display names.
+struct VariableSpec {
+  std::string name;
+  std::string type = "str";  // int, float, bool, str
+  std::optional<std::string> default_text;  // as written; converted by type
+  bool required = false;
+  bool loggable = false;  // a perflog record attribute check_NAME
+  SourceMark mark;
+};
+
+struct SpecSource;  // model/bind.h: the fields as written, for binding
+struct CaseNames;   // model/bind.h: a case's typed placeholder names
+
 struct TestSpec {
   std::string name, descr;
   std::string file;  // absolute path of the test file
@@ -81,8 +97,10 @@ struct TestSpec {
   std::vector<std::string> tags, maintainers;
   std::vector<std::string> valid_systems = {"*"};
   std::vector<std::string> valid_prog_environs = {"*"};
-  // Parameters in file order; values as written (scalars as strings).
+  // Parameters in file order; values as shown in names (scalars as
+  // written, mappings as `{nx: 128, nodes: 1}`); typed values are in source.
   std::vector<std::pair<std::string, std::vector<std::string>>> parameters;
+  std::vector<VariableSpec> variables;
   std::string executable;
   std::vector<std::string> executable_opts;
   StringPairs env_vars;
@@ -119,13 +137,23 @@ struct TestSpec {
   int max_retries = -1;  // -1 = use the command line's
   // Where each top-level key was written (for messages after loading).
   std::map<std::string, SourceMark> marks;
+  // The test as written, shared by the spec and every bound copy of it.
+  std::shared_ptr<const SpecSource> source;
 };
 
 // One concrete case. `id` is stable across runs:
 //   name[%p=v...]@system:partition+environ
+// `spec` is the case's own bound spec (model/bind.h): every placeholder,
+// expression and matching `overrides` entry is applied, except values
+// known only when the case runs, which the executor binds when it starts.
 struct TestCase {
-  const TestSpec* spec = nullptr;
+  std::shared_ptr<const TestSpec> spec;
   StringPairs params;  // bound parameter values, in file order
+  std::vector<size_t> param_index;  // which value of each parameter
+  std::vector<size_t> overrides;    // the `overrides` entries that apply, in order
+  std::shared_ptr<const CaseNames> names;
+  // Variables marked loggable, as text: perflog attributes check_NAME.
+  StringPairs loggable;
   std::string system, partition, environ;
   std::string display_name;  // "stream %threads=2"
   std::string id;

@@ -89,6 +89,7 @@ std::string Outcome(const CaseResult& c) {
     return "      <error" + Attr("type", "cancelled") + Attr("message", message) + ">" +
            Escape(Details(c), false) + "</error>\n";
   }
+  if (c.result == "dry-run") return "      <skipped" + Attr("message", "dry run: " + message) + "/>\n";
   if (c.result == "skip") return "      <skipped" + Attr("message", message) + "/>\n";
   return "";
 }
@@ -105,7 +106,7 @@ std::string SuiteAttrs(const SessionInfo& s, const std::vector<CaseResult>& case
   for (const auto& c : cases) {
     failures += c.result == "fail";
     errors += c.result == "cancelled";
-    skipped += c.result == "skip";
+    skipped += c.result == "skip" || c.result == "dry-run";
   }
   return Attr("name", "hetbench") + Attr("id", "0") + Attr("package", "hetbench") +
          Attr("tests", std::to_string(cases.size())) + Attr("failures", std::to_string(failures)) +

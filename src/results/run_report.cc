@@ -90,15 +90,16 @@ Json SessionToJson(const SessionInfo& s) {
 }
 
 Json Summary(const std::vector<CaseResult>& cases) {
-  int passed = 0, failed = 0, skipped = 0, cancelled = 0;
+  int passed = 0, failed = 0, skipped = 0, cancelled = 0, dry_run = 0;
   for (const auto& c : cases) {
     passed += c.result == "pass";
+    dry_run += c.result == "dry-run";
     failed += c.result == "fail";
     skipped += c.result == "skip";
     cancelled += c.result == "cancelled";
   }
   return {{"total", cases.size()}, {"passed", passed}, {"failed", failed},
-          {"skipped", skipped},    {"cancelled", cancelled}};
+          {"skipped", skipped},    {"cancelled", cancelled}, {"dry_run", dry_run}};
 }
 
 // ---- reading: missing or null fields keep their defaults; a field of the

@@ -93,7 +93,7 @@ TEST(RunReport, TopLevelShape) {
   EXPECT_EQ(doc["schema_version"], 1);
   EXPECT_EQ(doc["session"]["hostname"], "login1");
   EXPECT_EQ(doc["summary"], nlohmann::json::parse(
-                                R"({"total": 3, "passed": 1, "failed": 1, "skipped": 1, "cancelled": 0})"));
+                                R"({"total": 3, "passed": 1, "failed": 1, "skipped": 1, "cancelled": 0, "dry_run": 0})"));
   const auto& c = doc["cases"][0];
   EXPECT_EQ(c["job"]["exit_code"], 0);
   EXPECT_EQ(c["perf"][0]["reference"]["upper"], nullptr);

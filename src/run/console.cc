@@ -84,6 +84,9 @@ void Console::CaseEnd(const CaseResult& r, size_t done, size_t total, bool start
   } else if (r.result == "skip") {
     std::fprintf(out_, "%s %s %s: %s\n", Paint("[     SKIP ]", kYellow).c_str(), counter, label.c_str(),
                  r.fail_reason.c_str());
+  } else if (r.result == "dry-run") {
+    std::fprintf(out_, "%s %s %s: %s\n", Paint("[  DRY-RUN ]", kYellow).c_str(), counter, label.c_str(),
+                 r.fail_reason.c_str());
   } else if (r.result == "cancelled") {
     std::fprintf(out_, "%s %s %s: %s\n", Paint("[ CANCELLED]", kYellow).c_str(), counter, label.c_str(),
                  r.fail_reason.c_str());
@@ -138,10 +141,11 @@ std::string PerformanceTable(const std::vector<CaseResult>& results) {
 
 void Console::Summary(const std::vector<CaseResult>& results, bool interrupted) {
   ClearStatus();
-  size_t passed = 0, failed = 0, skipped = 0, cancelled = 0;
+  size_t passed = 0, failed = 0, skipped = 0, cancelled = 0, dry = 0;
   for (const auto& r : results) {
     if (r.result == "pass") ++passed;
     else if (r.result == "skip") ++skipped;
+    else if (r.result == "dry-run") ++dry;
     else if (r.result == "cancelled") ++cancelled;
     else ++failed;
   }
@@ -157,9 +161,10 @@ void Console::Summary(const std::vector<CaseResult>& results, bool interrupted) 
   std::string table = PerformanceTable(results);
   if (!table.empty()) std::fprintf(out_, "\n%s\n%s", Paint("PERFORMANCE", kBold).c_str(), table.c_str());
   const char* tag = failed || interrupted ? "[  FAILED  ]" : "[  PASSED  ]";
-  std::fprintf(out_, "\n%s %zu passed, %zu failed, %zu skipped, %zu cancelled (%zu case(s))%s\n",
+  std::string dry_run = dry ? ", " + std::to_string(dry) + " dry-run" : "";
+  std::fprintf(out_, "\n%s %zu passed, %zu failed, %zu skipped, %zu cancelled%s (%zu case(s))%s\n",
                Paint(tag, failed || interrupted ? kRed : kGreen).c_str(), passed, failed, skipped, cancelled,
-               results.size(), interrupted ? " - interrupted" : "");
+               dry_run.c_str(), results.size(), interrupted ? " - interrupted" : "");
   std::fflush(out_);
 }
 

@@ -16,6 +16,7 @@
 #include "config/detect.h"
 #include "launch/container.h"
 #include "launch/launcher.h"
+#include "model/bind.h"
 #include "model/placeholder.h"
 #include "run/module_system.h"
 #include "run/script.h"
@@ -49,6 +50,7 @@ constexpr const char* kJobErr = "hb_job.err";
 constexpr const char* kBuildScript = "hb_build.sh";
 constexpr const char* kBuildOut = "hb_build.out";
 constexpr const char* kBuildErr = "hb_build.err";
+constexpr const char* kDryRunObjects = "hb_k8s.yaml";  // what a dry run would create (k8s/k8s_scheduler.h)
 
 // A folder name for a case: the test name and parameter values, made safe.
 std::string CaseDirName(const TestCase& c) {
@@ -110,6 +112,9 @@ struct Executor::Task {
   double stage_started = 0;
   // A build that runs inside the job (container backends): its script.
   std::string build_in_job;
+  // The case's spec with the run-time values bound (model/bind.h), set
+  // when the case starts; every stage reads the case through it.
+  std::shared_ptr<const TestSpec> spec;
   CaseResult result;
 };
 
@@ -164,6 +169,7 @@ Status Executor::Prepare() {
     std::string err;
     Scheduler* s = SchedulerFor(*p, &err);
     if (!s) return Status::Error("partition '" + session_.system_name + ":" + p->name + "': " + err);
+    if (opts_.dry_run) continue;  // offline: no scheduler command, no API server
     Status st = s->Check();
     if (!st.ok()) return st.Prefixed("partition '" + session_.system_name + ":" + p->name + "'");
   }
@@ -172,7 +178,7 @@ Status Executor::Prepare() {
 
 void Executor::PrintNotices() {
   for (auto& [name, s] : schedulers_)
-    for (const auto& n : s->TakeNotices()) console_->Note("hetbench: " + name + ": " + n);
+    for (const auto& n : s->TakeNotices()) console_->Note("hetbench: " + s->name() + ": " + n);
 }
 
 // ---------------------------------------------------------------------------
@@ -269,7 +275,7 @@ void Executor::FillIdentity(const Task& t, CaseResult* r) {
   r->partition = c.partition;
   r->environ = c.environ;
   r->repetition = t.rep;
-  const TestSpec& s = *c.spec;
+  const TestSpec& s = t.spec ? *t.spec : *c.spec;
   r->env_vars = s.env_vars;
   r->modules = ModuleNames(s.modules);
   r->extra_resources = s.extra_resources;
@@ -283,7 +289,8 @@ void Executor::FillIdentity(const Task& t, CaseResult* r) {
 bool Executor::DepsDone(const Task& t, std::string* failed_dep) const {
   for (const Task* d : t.deps) {
     if (d->phase != Task::Phase::kDone) return false;
-    if (d->result.result != "pass" && failed_dep->empty()) *failed_dep = d->tc->display_name;
+    bool ok = d->result.result == "pass" || d->result.result == "dry-run";
+    if (!ok && failed_dep->empty()) *failed_dep = d->tc->display_name;
   }
   return true;
 }
@@ -331,7 +338,6 @@ void Executor::StartReadyTasks() {
 void Executor::Start(Task* t) {
   CaseResult& r = t->result;
   const TestCase& c = *t->tc;
-  const TestSpec& s = *c.spec;
   r = CaseResult();
   FillIdentity(*t, &r);
   r.attempt = t->attempt;
@@ -341,16 +347,19 @@ void Executor::Start(Task* t) {
   if (t->attempt == 0) console_->CaseStart(Console::Label(r));
 
   t->stage_started = r.start_time;
-  Status st = Setup(t);
+  Status st = BindRun(t);
+  if (st.ok()) FillIdentity(*t, &r);
+  if (st.ok()) st = Setup(t);
   r.timings.push_back({"setup", Now() - t->stage_started});
   if (!st.ok()) {
     Finish(t, "fail", "setup", st.message());
     return;
   }
   t->stage_started = Now();
-  st = s.build.type.empty() ? SubmitRun(t) : SubmitBuild(t);
+  bool build = !t->spec->build.type.empty();
+  st = build ? SubmitBuild(t) : SubmitRun(t);
   if (!st.ok()) {
-    Finish(t, "fail", s.build.type.empty() ? "run" : "build", st.message());
+    Finish(t, "fail", build ? "build" : "run", st.message());
     return;
   }
   if (opts_.dry_run) return;  // SubmitRun finished the task
@@ -364,7 +373,7 @@ Status Executor::Setup(Task* t) {
   if (st.ok()) st = MakeDirs(t->outputdir);
   if (!st.ok()) return st;
   if (!t->env) return Status::Error("environment '" + t->tc->environ + "' is not defined for " + t->tc->system);
-  const std::string& src = t->tc->spec->sourcesdir;
+  const std::string& src = t->spec->sourcesdir;
   if (!src.empty()) {
     st = CopyTree(src, t->stagedir);
     if (!st.ok()) return st;
@@ -375,49 +384,32 @@ Status Executor::Setup(Task* t) {
 // ---------------------------------------------------------------------------
 // Placeholders and scripts.
 
-std::optional<std::string> Executor::Lookup(const Task& t, const std::string& name) const {
-  const TestCase& c = *t.tc;
-  const TestSpec& s = *c.spec;
-  if (const std::string* v = c.Param(name)) return *v;
-  if (name == "name") return s.name;
-  if (name == "display_name") return c.display_name;
-  if (name == "stagedir") return t.stagedir;
-  if (name == "outputdir") return t.outputdir;
-  if (name == "sourcesdir") return s.sourcesdir;
-  if (name == "num_tasks") return std::to_string(s.num_tasks);
-  if (name == "num_tasks_per_node") return std::to_string(s.num_tasks_per_node ? s.num_tasks_per_node : s.num_tasks);
-  if (name == "num_cpus_per_task") return std::to_string(s.num_cpus_per_task ? s.num_cpus_per_task : 1);
-  if (name == "num_gpus_per_node") return std::to_string(s.num_gpus_per_node);
-  if (name == "system") return c.system;
-  if (name == "partition") return c.partition;
-  if (name == "environ") return c.environ;
-  if (name == "executable") return s.executable;
-  if (name == "prefix") return session_.prefix;
-  if (name == "session") return session_.id;
-  if (name == "repetition") return std::to_string(t.rep);
-  if (StartsWith(name, "processor.")) return ProcessorField(t.part->processor, name.substr(10));
-  if (StartsWith(name, "deps.")) {
-    auto parts = Split(name, '.');
-    if (parts.size() != 3) return std::nullopt;
-    for (const Task* d : t.deps) {
-      if (d->tc->spec->name != parts[1]) continue;
-      if (parts[2] == "stagedir") return d->stagedir;
-      if (parts[2] == "outputdir") return d->outputdir;
-    }
-  }
-  return std::nullopt;
+// Binds the values known only now (model/bind.h): the case's folders,
+// the session, and the folders of the cases it depends on.
+Status Executor::BindRun(Task* t) {
+  RunValues run;
+  run.stagedir = t->stagedir;
+  run.outputdir = t->outputdir;
+  run.prefix = session_.prefix;
+  run.session = session_.id;
+  run.repetition = t->rep;
+  run.partition = PartitionValues(*t->part);
+  for (const Task* d : t->deps) run.deps.emplace(d->tc->spec->name, std::make_pair(d->stagedir, d->outputdir));
+  auto bound = BindForRun(*t->tc, run);
+  if (!bound.ok()) return bound.status();
+  t->spec = *bound;
+  return Status::OK();
 }
 
-std::string Executor::Expand(const Task& t, const std::string& text, bool quote) const {
-  return ExpandPlaceholders(text, [&](const std::string& n) { return Lookup(t, n); }, quote);
-}
-
-// One scheduler object per backend name, shared by the partitions that use
-// it (so a batch backend polls all their jobs at once); the first
-// partition's sched_options configure it.
+// One scheduler object per partition, made from that partition's own
+// sched_options (two Slurm partitions, or two Kubernetes namespaces, may
+// be configured differently). The local scheduler is one for all, local
+// builds included: it reaps this process's children, and two would take
+// each other's.
 Scheduler* Executor::SchedulerFor(const Partition& part, std::string* err) {
   const std::string& name = part.scheduler;
-  auto it = schedulers_.find(name);
+  std::string key = name == "local" ? std::string("local") : "partition " + part.name;
+  auto it = schedulers_.find(key);
   if (it != schedulers_.end()) return it->second.get();
   std::unique_ptr<Scheduler> s;
   if (name == "local") {
@@ -431,7 +423,7 @@ Scheduler* Executor::SchedulerFor(const Partition& part, std::string* err) {
     s = std::move(made.value());
   }
   Scheduler* raw = s.get();
-  schedulers_[name] = std::move(s);
+  schedulers_[key] = std::move(s);
   return raw;
 }
 
@@ -471,10 +463,9 @@ bool BuildsInJob(const Partition& p) { return p.scheduler == "k8s" || p.schedule
 // The files (relative to the stage directory; globs allowed) that the
 // checks and keep_files read after the job, besides stdout and stderr.
 std::vector<std::string> Executor::FilesChecksRead(const Task& t) const {
-  const TestSpec& s = *t.tc->spec;
+  const TestSpec& s = *t.spec;
   std::set<std::string> files;
-  auto add = [&](const std::string& in) {
-    std::string f = Expand(t, in, false);
+  auto add = [&](const std::string& f) {
     if (f != "stdout" && f != "stderr" && !f.empty()) files.insert(f);
   };
   for (const auto& x : s.sanity) add(x.in);
@@ -484,9 +475,8 @@ std::vector<std::string> Executor::FilesChecksRead(const Task& t) const {
 }
 
 Status Executor::SubmitBuild(Task* t) {
-  const TestSpec& s = *t->tc->spec;
-  BuildSpec b = ExpandedBuild(*t);
-  auto cmds = BuildCommands(b, *t->env, t->stagedir);
+  const TestSpec& s = *t->spec;
+  auto cmds = BuildCommands(s.build, *t->env, t->stagedir);
   if (!cmds.ok()) return cmds.status();
 
   auto environ = EnvironLines(*t);
@@ -531,26 +521,13 @@ Status Executor::SubmitBuild(Task* t) {
   return Status::OK();
 }
 
-// The test's build_system with its placeholders expanded: list items
-// quoted (shell words), single paths literal.
-BuildSpec Executor::ExpandedBuild(const Task& t) const {
-  BuildSpec b = t.tc->spec->build;
-  for (auto* v : {&b.cppflags, &b.cflags, &b.cxxflags, &b.fflags, &b.ldflags, &b.options, &b.targets, &b.commands,
-                  &b.config_opts, &b.make_opts, &b.specs, &b.install_opts, &b.easyconfigs})
-    for (auto& x : *v) x = Expand(t, x, true);
-  for (auto* v : {&b.source, &b.executable, &b.srcdir, &b.builddir, &b.environment, &b.install_tree, &b.prefix})
-    *v = Expand(t, *v, false);
-  return b;
-}
-
 // A test with container_platform set runs its command inside the image on
 // this partition's container platform (docs/containers.md); on Kubernetes
 // the image is the pod's and nothing is wrapped.
 Status Executor::AddContainer(const Task& t, const std::string& image, ScriptParts* p) const {
-  const TestSpec& s = *t.tc->spec;
+  const TestSpec& s = *t.spec;
   if (!s.container.enabled || BuildsInJob(*t.part)) return Status::OK();
-  ContainerSpec c = s.container;
-  if (c.command) c.command = Expand(t, *c.command, true);
+  const ContainerSpec& c = s.container;
   std::vector<std::string> words = {p->executable};
   if (!p->executable.empty()) words.insert(words.end(), p->executable_opts.begin(), p->executable_opts.end());
   auto lines = ContainerFor(c, image, *t.part, t.tc->system + ":" + t.tc->partition, s.num_gpus_per_node,
@@ -575,13 +552,13 @@ Status Executor::AddContainer(const Task& t, const std::string& image, ScriptPar
 
 Status Executor::SubmitRun(Task* t) {
   const TestCase& c = *t->tc;
-  const TestSpec& s = *c.spec;
+  const TestSpec& s = *t->spec;
   std::string err;
   Scheduler* sched = SchedulerFor(*t->part, &err);
   if (!sched) return Status::Error(err);
   // The test's launcher replaces the partition's; its options follow the partition's.
   std::vector<std::string> launcher_options = t->part->launcher_options;
-  for (const auto& o : s.launcher_options) launcher_options.push_back(Expand(*t, o, true));
+  launcher_options.insert(launcher_options.end(), s.launcher_options.begin(), s.launcher_options.end());
   auto launcher = MakeLauncher(!s.launcher.empty() ? s.launcher : t->part->launcher, std::move(launcher_options),
                                t->part->scheduler);
   if (!launcher.ok()) return launcher.status();
@@ -604,7 +581,7 @@ Status Executor::SubmitRun(Task* t) {
   // The container image: container_platform's, the test's, the
   // environment's. Kubernetes runs the job in it as the pod's image.
   std::string image = !s.container.image.empty() ? s.container.image : s.image;
-  job.image = !image.empty() ? Expand(*t, image, false) : (t->env ? t->env->image : "");
+  job.image = !image.empty() ? image : (t->env ? t->env->image : "");
   job.build_script_path = t->build_in_job;
   job.fetch_files = FilesChecksRead(*t);
   job.session_id = session_.id;
@@ -614,7 +591,7 @@ Status Executor::SubmitRun(Task* t) {
   auto resources = ResourceOptions(*t);
   if (!resources.ok()) return resources.status();
   job.options.insert(job.options.end(), resources->begin(), resources->end());
-  for (const auto& o : s.job_options) job.options.push_back(Expand(*t, o, false));
+  job.options.insert(job.options.end(), s.job_options.begin(), s.job_options.end());
   for (const auto& o : opts_.job_options) job.options.push_back(o);
 
   ScriptParts p;
@@ -627,23 +604,28 @@ Status Executor::SubmitRun(Task* t) {
   p.prepare_cmds = t->part->prepare_cmds;
   if (t->env) p.prepare_cmds.insert(p.prepare_cmds.end(), t->env->prepare_cmds.begin(), t->env->prepare_cmds.end());
   auto build_out = ReadFile(JoinPath(t->stagedir, kBuildOut));
-  for (const auto& cmd : RunPrepareCommands(ExpandedBuild(*t), t->stagedir, build_out.ok() ? *build_out : ""))
+  for (const auto& cmd : RunPrepareCommands(s.build, t->stagedir, build_out.ok() ? *build_out : ""))
     p.prepare_cmds.push_back(cmd);
-  for (const auto& cmd : s.prerun_cmds) p.prerun_cmds.push_back(Expand(*t, cmd, true));
+  p.prerun_cmds = s.prerun_cmds;
   std::string prefix = (*launcher)->Prefix(job);
   if (!prefix.empty()) p.launcher = {prefix};
-  p.executable = Expand(*t, s.executable, true);
-  for (const auto& o : s.executable_opts) p.executable_opts.push_back(Expand(*t, o, true));
-  for (const auto& cmd : s.postrun_cmds) p.postrun_cmds.push_back(Expand(*t, cmd, true));
+  p.executable = s.executable;
+  p.executable_opts = s.executable_opts;
+  p.postrun_cmds = s.postrun_cmds;
   Status st = AddContainer(*t, job.image, &p);
   if (!st.ok()) return st;
   st = WriteFile(job.script_path, RunScript(p));
   if (!st.ok()) return st;
 
   if (opts_.dry_run) {
+    st = sched->WriteDryRun(job, t->stagedir);
+    if (!st.ok()) return st;
     Cleanup(t);
     t->result.end_time = Now();
-    Finish(t, "skip", "", "dry run: job script written to " + JoinPath(t->outputdir, kJobScript));
+    bool k8s = PathExists(JoinPath(t->stagedir, kDryRunObjects));
+    Finish(t, "dry-run", "",
+           "job script written to " + JoinPath(t->outputdir, kJobScript) +
+               (k8s ? ", Kubernetes objects to " + JoinPath(t->outputdir, kDryRunObjects) : ""));
     return Status::OK();
   }
   st = sched->Submit(&job);
@@ -663,15 +645,13 @@ Status Executor::SubmitRun(Task* t) {
 }
 
 // The modules and variables of the system, partition, environment and test,
-// in that order (run/module_system.h); the test's may hold placeholders.
+// in that order (run/module_system.h).
 Result<std::vector<std::string>> Executor::EnvironLines(const Task& t, const EnvLevel* extra) const {
   const System& sys = session_.system();
   std::vector<EnvLevel> levels = {{sys.modules, sys.env_vars}, {t.part->modules, t.part->env_vars}};
   if (t.env) levels.push_back({t.env->modules, t.env->env_vars});
-  EnvLevel test{t.tc->spec->modules, {}};
-  for (auto& m : test.modules)
-    for (std::string* field : {&m.name, &m.path, &m.swap}) *field = Expand(t, *field, false);
-  for (const auto& [k, v] : t.tc->spec->env_vars) test.env_vars.emplace_back(k, Expand(t, v, true));
+  EnvLevel test{t.spec->modules, {}};
+  for (const auto& [k, v] : t.spec->env_vars) test.env_vars.emplace_back(k, v);
   levels.push_back(std::move(test));
   if (extra) levels.push_back(*extra);
   nlohmann::json general = session_.config.SectionFor("general", sys.name, t.part->name);
@@ -689,7 +669,7 @@ Result<std::vector<std::string>> Executor::EnvironLines(const Task& t, const Env
 // num_gpus_per_node when the test sets it. Resources the partition does not
 // define are ignored, as ReFrame does, so one test serves many sites.
 Result<std::vector<std::string>> Executor::ResourceOptions(const Task& t) const {
-  const TestSpec& s = *t.tc->spec;
+  const TestSpec& s = *t.spec;
   std::vector<std::string> out;
   for (const auto& res : t.part->resources) {
     std::map<std::string, std::string> values;
@@ -767,7 +747,7 @@ void Executor::OnJobDone(Task* t) {
 }
 
 void Executor::CheckRun(Task* t) {
-  const TestSpec& s = *t->tc->spec;
+  const TestSpec& s = *t->spec;
   CaseResult& r = t->result;
   bool exit_code_checked = std::any_of(s.sanity.begin(), s.sanity.end(), [](const SanitySpec& x) {
     return x.kind == SanitySpec::Kind::kExitCode;
@@ -787,16 +767,8 @@ void Executor::CheckRun(Task* t) {
   in.stderr_path = t->job.stderr_path;
   in.exit_code = r.exit_code;
 
-  auto expanded = [&](auto specs) {
-    for (auto& x : specs) {
-      x.in = Expand(*t, x.in, false);
-      x.pattern = Expand(*t, x.pattern, false);
-      for (auto& cmp : x.value_checks) cmp.value = Expand(*t, cmp.value, false);
-    }
-    return specs;
-  };
   double start = Now();
-  Status st = EvaluateSanity(expanded(s.sanity), in);
+  Status st = EvaluateSanity(s.sanity, in);
   r.timings.push_back({"sanity", Now() - start});
   if (!st.ok()) {
     Finish(t, "fail", "sanity", st.message());
@@ -804,8 +776,24 @@ void Executor::CheckRun(Task* t) {
   }
   start = Now();
   std::string perf_failure;
-  for (const PerfSpec& ps : expanded(s.performance)) {
+  // Extracted variables first, then those derived from them, each checked
+  // against its reference, in the file's order.
+  std::map<std::string, double> values;
+  std::map<std::string, Result<double>> got;
+  for (const PerfSpec& ps : s.performance) {
+    if (!ps.expr.empty()) continue;
     auto v = ExtractPerf(ps, in);
+    if (v.ok()) values[ps.name] = *v;
+    got.emplace(ps.name, v);
+  }
+  for (const PerfSpec& ps : s.performance) {
+    if (ps.expr.empty()) continue;
+    auto v = EvaluateDerived(ps, values, *t->tc->names);
+    if (v.ok()) values[ps.name] = *v;
+    got.emplace(ps.name, v);
+  }
+  for (const PerfSpec& ps : s.performance) {
+    const auto& v = got.at(ps.name);
     if (!v.ok()) {
       if (perf_failure.empty()) perf_failure = v.status().message();
       continue;
@@ -838,7 +826,8 @@ void Executor::Finish(Task* t, const std::string& result, const std::string& sta
   r.fail_stage = result == "pass" ? "" : stage;
   r.fail_reason = reason;
   r.end_time = Now();
-  int max_retries = t->tc->spec->max_retries >= 0 ? t->tc->spec->max_retries : opts_.max_retries;
+  const TestSpec& s = t->spec ? *t->spec : *t->tc->spec;
+  int max_retries = s.max_retries >= 0 ? s.max_retries : opts_.max_retries;
   if (result == "fail" && t->attempt < max_retries && !interrupted_ && !aborted_) {
     Cleanup(t);
     ++t->attempt;
@@ -870,14 +859,15 @@ void Executor::Finish(Task* t, const std::string& result, const std::string& sta
 // Copies what a person needs to the output folder; removes the stage folder
 // after a pass unless it is kept or a dependent case still needs it.
 void Executor::Cleanup(Task* t) {
-  for (const char* f : {kJobScript, kJobOut, kJobErr, kBuildScript, kBuildOut, kBuildErr}) {
+  for (const char* f : {kJobScript, kJobOut, kJobErr, kBuildScript, kBuildOut, kBuildErr, kDryRunObjects}) {
     std::string from = JoinPath(t->stagedir, f);
     if (!PathExists(from)) continue;
     auto content = ReadFile(from);
     if (content.ok()) (void)WriteFile(JoinPath(t->outputdir, f), *content);
   }
-  for (const auto& pattern : t->tc->spec->keep_files) {
-    std::string full = JoinPath(t->stagedir, Expand(*t, pattern, false));
+  static const std::vector<std::string> kNone;
+  for (const auto& pattern : t->spec ? t->spec->keep_files : kNone) {
+    std::string full = JoinPath(t->stagedir, pattern);
     glob_t g{};
     if (glob(full.c_str(), 0, nullptr, &g) == 0) {
       for (size_t i = 0; i < g.gl_pathc; ++i) {

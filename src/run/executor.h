@@ -74,7 +74,6 @@ class Executor {
   Status Setup(Task* t);
   Status SubmitBuild(Task* t);
   Status SubmitRun(Task* t);
-  BuildSpec ExpandedBuild(const Task& t) const;
   Status AddContainer(const Task& t, const std::string& image, ScriptParts* p) const;
   void OnJobDone(Task* t);
   void CheckRun(Task* t);
@@ -91,8 +90,7 @@ class Executor {
   // test, in that order, then `extra` (a container platform's).
   Result<std::vector<std::string>> EnvironLines(const Task& t, const EnvLevel* extra = nullptr) const;
   void PrintNotices();
-  std::optional<std::string> Lookup(const Task& t, const std::string& name) const;
-  std::string Expand(const Task& t, const std::string& text, bool quote) const;
+  Status BindRun(Task* t);
   static void FillIdentity(const Task& t, CaseResult* r);
 
   const Session& session_;

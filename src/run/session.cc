@@ -10,10 +10,13 @@
 #include <set>
 
 #include "config/config_loader.h"
+#include "config/detect.h"
 #include "config/topology.h"
+#include "model/bind.h"
 #include "results/store.h"
 #include "util/fs.h"
 #include "util/strings.h"
+#include "util/yaml_util.h"
 
 namespace hb {
 
@@ -46,20 +49,67 @@ Result<SiteConfig> LoadConfiguration(const std::vector<std::string>& cli_files) 
   return config;
 }
 
+// The placeholder names a partition defines: processor.FIELD for each
+// field of its processor that is known, and devices.TYPE.num_devices,
+// devices.TYPE.arch and devices.TYPE.model for each device type.
+std::shared_ptr<const std::map<std::string, Value>> PartitionValues(const Partition& p) {
+  auto values = std::make_shared<std::map<std::string, Value>>();
+  for (const char* f : {"arch", "vendor", "model", "platform", "num_cpus", "num_cpus_per_core", "num_cpus_per_socket",
+                        "num_sockets"}) {
+    auto v = ProcessorField(p.processor, f);
+    if (!v) continue;
+    Value typed = ValueFromYamlScalar(*v);
+    (*values)[std::string("processor.") + f] = typed.type() == Value::Type::kInt ? typed : Value::Str(*v);
+  }
+  for (const auto& d : p.devices) {
+    (*values)["devices." + d.type + ".num_devices"] = Value::Int(d.num_devices);
+    if (!d.arch.empty()) (*values)["devices." + d.type + ".arch"] = Value::Str(d.arch);
+    if (!d.model.empty()) (*values)["devices." + d.type + ".model"] = Value::Str(d.model);
+  }
+  return values;
+}
+
+namespace {
+
+// A `sys:part` key (of reference or overrides) naming a partition that a
+// system of the configuration lacks. Unknown systems are fine.
+Status CheckPartitionKey(const std::string& what, const std::string& key, const SiteConfig& config,
+                         const SourceMark& mark) {
+  size_t colon = key.find(':');
+  if (colon == std::string::npos) return Status::OK();
+  std::string sys = key.substr(0, colon), part = key.substr(colon + 1);
+  const System* s = config.FindSystem(sys);
+  if (!s || part == "*" || s->FindPartition(part)) return Status::OK();
+  std::vector<std::string> names;
+  for (const auto& p : s->partitions) names.push_back(p.name);
+  return Status::Error(mark, what + ": system '" + sys + "' has no partition '" + part + "' (it has: " +
+                                 Join(names, ", ") + ")" + DidYouMean(part, names));
+}
+
+}  // namespace
+
 Status CheckReferences(const TestSuite& suite, const SiteConfig& config) {
   for (const auto& spec : suite.specs) {
     for (const auto& [key, vars] : spec->reference) {
-      size_t colon = key.find(':');
-      if (colon == std::string::npos) continue;
-      std::string sys = key.substr(0, colon), part = key.substr(colon + 1);
-      const System* s = config.FindSystem(sys);
-      if (!s || part == "*" || s->FindPartition(part)) continue;
-      std::vector<std::string> names;
-      for (const auto& p : s->partitions) names.push_back(p.name);
       auto it = spec->marks.find("reference:" + key);
       SourceMark m = it != spec->marks.end() ? it->second : spec->mark;
-      return Status::Error(m, "reference: system '" + sys + "' has no partition '" + part + "' (it has: " +
-                                  Join(names, ", ") + ")" + DidYouMean(part, names));
+      Status st = CheckPartitionKey("reference", key, config, m);
+      if (!st.ok()) return st;
+    }
+    if (!spec->source) continue;
+    for (const auto& o : spec->source->overrides) {
+      for (const auto& tok : o.tokens) {
+        if (StartsWith(tok, "env:") || StartsWith(tok, "sched:")) continue;
+        Status st = CheckPartitionKey("overrides: '" + o.key + "'", tok, config, o.mark);
+        if (!st.ok()) return st;
+      }
+      auto ref = o.fields.find("reference");
+      if (ref == o.fields.end() || !ref->second.value.IsMap()) continue;
+      for (const auto& kv : ref->second.value) {
+        Status st = CheckPartitionKey("overrides: '" + o.key + "': reference", kv.first.Scalar(), config,
+                                      MarkOf(kv.first, ref->second.file));
+        if (!st.ok()) return st;
+      }
     }
   }
   return Status::OK();
@@ -72,7 +122,7 @@ std::vector<PartitionView> Views(const SiteConfig& config, const System& sys,
   std::vector<PartitionView> views;
   for (const auto& pname : parts) {
     const Partition* p = sys.FindPartition(pname);
-    PartitionView v{sys.name, p->name, p->features, {}};
+    PartitionView v{sys.name, p->name, p->features, {}, p->scheduler, PartitionValues(*p)};
     for (const auto& ename : p->environs) {
       if (const Environment* e = config.FindEnvironment(ename, sys.name, p->name))
         v.environs.push_back({e->name, e->features});

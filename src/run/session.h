@@ -12,6 +12,7 @@
 
 #include "config/site_config.h"
 #include "model/expand.h"
+#include "model/expr.h"
 #include "model/test_loader.h"
 #include "util/status.h"
 
@@ -53,6 +54,11 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts);
 Status CheckReferences(const TestSuite& suite, const SiteConfig& config);
 
 std::string NewSessionId();
+
+// The placeholder names a partition defines (model/bind.h): processor.FIELD
+// for each known field of its processor, and devices.TYPE.num_devices,
+// devices.TYPE.arch and devices.TYPE.model for each device type.
+std::shared_ptr<const std::map<std::string, Value>> PartitionValues(const Partition& p);
 
 // The site configuration in force: the files given with -C, else those in
 // HETBENCH_CONFIG_FILES, else the embedded generic configuration; partitions

@@ -24,7 +24,7 @@ struct DistFixture {
     s.system_name = "site";
     auto add = [&](TestSpec* spec, const std::string& part, std::vector<size_t> deps) {
       TestCase c;
-      c.spec = spec;
+      c.spec = std::shared_ptr<const TestSpec>(std::shared_ptr<const TestSpec>(), spec);
       c.system = "site";
       c.partition = part;
       c.environ = "gnu";

@@ -48,7 +48,12 @@ class Scheduler {
 
   // Checks, before anything is submitted, that the backend can work here
   // (e.g. its commands exist). One clear error instead of one per case.
+  // Not called for --dry-run, which needs no scheduler.
   virtual Status Check() { return Status::OK(); }
+  // --dry-run: writes into `dir` what Submit would send besides the job
+  // script, without sending anything (Kubernetes: hb_k8s.yaml, every
+  // object it would create). Batch backends have nothing to add.
+  virtual Status WriteDryRun(const Job& job, const std::string& dir) { return Status::OK(); }
 
   // Things the user should hear about once (e.g. "accounting is off, using
   // squeue"); the executor prints and clears them after each Poll.

@@ -38,6 +38,44 @@ Result<std::vector<YAML::Node>> LoadYamlFile(const std::string& file) {
   return LoadYamlString(ss.str(), file);
 }
 
+}  // namespace hb
+
+// yaml-cpp offers no public way to set a node's mark. YAML::Node befriends
+// every YAML::as_if<T, S>; this specialisation, used only by
+// CloneWithMarks below, is that friend.
+namespace hb {
+struct MarkCopy {};
+}  // namespace hb
+template <>
+struct YAML::as_if<hb::MarkCopy, hb::MarkCopy> {
+  static void Set(const YAML::Node& to, const YAML::Node& from) {
+    if (to.m_pNode && from.m_pNode) to.m_pNode->set_mark(from.m_pNode->mark());
+  }
+};
+
+namespace hb {
+
+namespace {
+void CopyMarks(const YAML::Node& to, const YAML::Node& from) {
+  YAML::as_if<MarkCopy, MarkCopy>::Set(to, from);
+  if (from.IsMap() && to.IsMap()) {
+    auto t = to.begin();
+    for (auto f = from.begin(); f != from.end() && t != to.end(); ++f, ++t) {
+      CopyMarks(t->first, f->first);
+      CopyMarks(t->second, f->second);
+    }
+  } else if (from.IsSequence() && to.IsSequence()) {
+    for (size_t i = 0; i < from.size() && i < to.size(); ++i) CopyMarks(to[i], from[i]);
+  }
+}
+}  // namespace
+
+YAML::Node CloneWithMarks(const YAML::Node& node) {
+  YAML::Node copy = YAML::Clone(node);
+  CopyMarks(copy, node);
+  return copy;
+}
+
 SourceMark MarkOf(const YAML::Node& node, const std::string& file) {
   try {
     return FromYamlMark(node.Mark(), file);

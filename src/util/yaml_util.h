@@ -19,6 +19,11 @@ namespace hb {
 Result<std::vector<YAML::Node>> LoadYamlFile(const std::string& file);
 Result<std::vector<YAML::Node>> LoadYamlString(const std::string& text, const std::string& file);
 
+// A deep copy of `node` that keeps every node's place in its file
+// (YAML::Clone leaves the marks empty), for a copy that is rewritten and
+// then parsed, whose errors must still name file:line:column.
+YAML::Node CloneWithMarks(const YAML::Node& node);
+
 // The 1-based location of a node in `file`.
 SourceMark MarkOf(const YAML::Node& node, const std::string& file);
 
