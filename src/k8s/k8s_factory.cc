@@ -40,6 +40,10 @@ Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const std::string& name, con
   load.context = opts->context;
   auto target = LoadKubeTarget(load);
   if (flags.dry_run) {
+    // No kubeconfig at all is fine offline; one named (by --kubeconfig,
+    // the partition's kubeconfig or context) must load.
+    bool named = !load.kubeconfig_flag.empty() || !load.context.empty();
+    if (!target.ok() && named) return target.status().Prefixed("Kubernetes");
     std::string ns = target.ok() && !target->ns.empty() ? target->ns : "default";
     return std::unique_ptr<Scheduler>(
         std::make_unique<K8sScheduler>(name, std::make_unique<OfflineKubeApi>(ns), std::move(opts.value())));

@@ -817,3 +817,38 @@ TEST_F(K8sSchedulerTest, CustomResourceFailureValueFails) {
 
 }  // namespace
 }  // namespace hb
+
+namespace hb {
+namespace {
+
+// --dry-run: every object Submit would create, written out, none sent.
+TEST_F(K8sSchedulerTest, DryRunWritesTheObjectsWithTheirNamespaceAndSendsNothing) {
+  K8sOptions o = Options();
+  o.ns = "gpu-service";
+  Start(o);
+  Job* j = NewJob("hb_train");
+  j->num_tasks = 2;
+  j->num_tasks_per_node = 1;
+  Status st = sched_->WriteDryRun(*j, j->workdir);
+  ASSERT_TRUE(st.ok()) << st.str();
+  EXPECT_TRUE(api_->requests.empty());
+  auto text = ReadFile(JoinPath(j->workdir, "hb_k8s.yaml"));
+  ASSERT_TRUE(text.ok());
+  // Two pods: a headless Service for the rendezvous, then an Indexed Job.
+  auto docs = Split(*text, '\n');
+  std::vector<std::string> posts;
+  for (const auto& line : docs)
+    if (StartsWith(line, "# POST ")) posts.push_back(line.substr(7));
+  ASSERT_EQ(posts.size(), 2u) << *text;
+  EXPECT_EQ(posts[0], "/api/v1/namespaces/gpu-service/services");
+  EXPECT_EQ(posts[1], "/apis/batch/v1/namespaces/gpu-service/jobs");
+  size_t job_at = text->rfind("---\n");
+  json job = json::parse(text->substr(text->find('{', job_at)));
+  EXPECT_EQ(job["kind"], "Job");
+  EXPECT_EQ(job["metadata"]["namespace"], "gpu-service");
+  EXPECT_TRUE(StartsWith(job["metadata"]["name"].get<std::string>(), job["metadata"]["generateName"].get<std::string>()));
+  EXPECT_EQ(job["spec"]["completions"], 2);
+}
+
+}  // namespace
+}  // namespace hb

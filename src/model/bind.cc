@@ -103,10 +103,11 @@ void AddKnownNames(const TestSpec& spec, SpecSource* src) {
         for (const auto& kv : v) src->known.insert(spec.parameters[i].first + "." + kv.first.Scalar());
   }
   for (const auto& v : spec.variables) src->known.insert(v.name);
-  for (const auto& d : spec.depends_on) {
-    std::string test = Split(d, ' ')[0];
-    src->known.insert("deps." + test + ".stagedir");
-    src->known.insert("deps." + test + ".outputdir");
+  // {deps.TEST.*} names one case's folders: not for all variants of TEST.
+  for (const auto& d : spec.dependencies) {
+    if (d.all) continue;
+    src->known.insert("deps." + d.test + ".stagedir");
+    src->known.insert("deps." + d.test + ".outputdir");
   }
 }
 
@@ -118,7 +119,8 @@ Status CheckRefNames(const SpecSource& src, const std::vector<TemplateRef>& refs
       if (src.IsKnown(n)) continue;
       std::string hint = DidYouMean(n, known);
       if (StartsWith(n, "deps."))
-        hint = "; a dependency's folders are {deps.TEST.stagedir} and {deps.TEST.outputdir} for a TEST in depends_on";
+        hint = "; a dependency's folders are {deps.TEST.stagedir} and {deps.TEST.outputdir} for a TEST in depends_on "
+               "that names one case (not {test: TEST, variants: all})";
       std::string shown(text.substr(ref.begin, ref.end - ref.begin));
       std::string in = shown == "{" + n + "}" ? "" : " in '" + shown + "'";
       return Status::Error(mark, field + ": unknown placeholder '{" + n + "}'" + in + hint +
@@ -150,17 +152,25 @@ Status ScanField(const std::string& field, const FieldNode& fn, bool check, Spec
 Status CheckDerived(const TestSpec& spec, const SpecSource& src) {
   std::vector<std::string> names;
   for (const auto& p : spec.performance) names.push_back(p.name);
+  // Besides other performance variables: parameters (and their keys),
+  // variables and the case's identity.
+  std::set<std::string> inputs = {"name", "display_name", "system", "partition", "environ"};
+  for (const auto& n : src.known)
+    if (!IsRunName(n) && !StartsWith(n, "processor.") &&
+        std::find(LazyFields().begin(), LazyFields().end(), n) == LazyFields().end() &&
+        std::find(BuiltinPlaceholders().begin(), BuiltinPlaceholders().end(), n) == BuiltinPlaceholders().end())
+      inputs.insert(n);
   for (const auto& p : spec.performance) {
     if (p.expr.empty()) continue;
     auto e = Expr::Parse(p.expr);
     if (!e.ok()) return Status::Error(p.mark, "performance: " + p.name + ": expr: " + e.status().message());
     for (const auto& n : e->names()) {
       if (n == p.name) return Status::Error(p.mark, "performance: " + p.name + ": expr: a variable cannot derive from itself");
-      bool ok = std::find(names.begin(), names.end(), n) != names.end() ||
-                (src.IsKnown(n) && !IsRunName(n) && !StartsWith(n, "num_") && n != "executable");
+      bool ok = std::find(names.begin(), names.end(), n) != names.end() || inputs.count(n) > 0 ||
+                StartsWith(n, "processor.") || StartsWith(n, "devices.");
       if (!ok) {
         std::vector<std::string> all = names;
-        all.insert(all.end(), src.known.begin(), src.known.end());
+        all.insert(all.end(), inputs.begin(), inputs.end());
         return Status::Error(p.mark, "performance: " + p.name + ": expr: '" + n +
                                          "' is not a performance variable, parameter or variable of this test" +
                                          DidYouMean(n, all));
@@ -200,6 +210,14 @@ Status PrepareSource(const TestSpec& spec, SpecSource* src) {
   return check ? CheckDerived(spec, *src) : Status::OK();
 }
 
+bool IsParamToken(const std::string& tok) {
+  size_t eq = tok.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  for (size_t i = 0; i < eq; ++i)
+    if (!std::isalnum(static_cast<unsigned char>(tok[i])) && tok[i] != '_') return false;
+  return true;
+}
+
 bool OverrideMatches(const OverrideEntry& o, const PartitionView& p, const EnvironView& e, const TestCase& c) {
   for (const auto& tok : o.tokens) {
     bool ok;
@@ -207,7 +225,8 @@ bool OverrideMatches(const OverrideEntry& o, const PartitionView& p, const Envir
       ok = tok.substr(4) == e.name;
     } else if (StartsWith(tok, "sched:")) {
       ok = tok.substr(6) == p.scheduler;
-    } else if (size_t eq = tok.find('='); eq != std::string::npos && tok.find(':') == std::string::npos) {
+    } else if (IsParamToken(tok)) {
+      size_t eq = tok.find('=');
       const std::string* v = c.Param(tok.substr(0, eq));
       ok = v && *v == tok.substr(eq + 1);
     } else {
@@ -467,15 +486,7 @@ Result<std::shared_ptr<CaseNames>> MakeNames(const TestSpec& tmpl, const Partiti
     v[pname] = Value::Str(tmpl.parameters[i].second[c.param_index[i]]);
     for (const auto& kv : node) v[pname + "." + kv.first.Scalar()] = ScalarValue(kv.second);
   }
-  // Variables: as an override set them, else as the test declares them.
-  std::vector<VariableSpec> vars = tmpl.variables;
-  if (auto it = fields.find("variables"); it != fields.end() && !c.overrides.empty()) {
-    TestSpec tmp;
-    Status st = ParseTestField("variables", it->second, &tmp);
-    if (!st.ok()) return st;
-    vars = tmp.variables;
-  }
-  for (const auto& var : vars) {
+  for (const auto& var : tmpl.variables) {
     std::optional<std::string> text = var.default_text;
     SourceMark mark = var.mark;
     std::string what = "variables: " + var.name;
@@ -534,6 +545,20 @@ Result<std::shared_ptr<const TestSpec>> BindForRun(const TestCase& c, const RunV
   const SpecSource& src = *c.spec->source;
   if (!src.uses_run_values) return c.spec;
   return Binder(*src.tmpl, c, *c.names, &run).Bind();
+}
+
+Result<std::string> BindText(const std::string& text, const TestCase& c) {
+  if (!HasBraces(text)) return text;
+  auto refs = ScanTemplate(text, [&](const std::string& n) { return c.names->values.count(n) > 0; });
+  return RenderTemplate(text, refs, [&](const TemplateRef& ref) -> Result<std::optional<std::string>> {
+    auto v = ref.expr.Eval([&](const std::string& n) -> std::optional<Value> {
+      auto it = c.names->values.find(n);
+      if (it == c.names->values.end()) return std::nullopt;
+      return it->second;
+    });
+    if (!v.ok()) return v.status();
+    return std::optional<std::string>(FormatValue(*v));
+  });
 }
 
 Result<double> EvaluateDerived(const PerfSpec& p, const std::map<std::string, double>& values,

@@ -103,6 +103,8 @@ std::set<std::string> TemplatedFields(const FieldMap& fields);
 // error at its file:line:column, with a did-you-mean.
 Status PrepareSource(const TestSpec& spec, SpecSource* src);
 
+// True when an overrides key token is PARAM=VALUE (the value may hold ':').
+bool IsParamToken(const std::string& tok);
 // True when every token of an overrides key holds for the case.
 bool OverrideMatches(const OverrideEntry& o, const PartitionView& p, const EnvironView& e, const TestCase& c);
 
@@ -115,6 +117,10 @@ Status BindCase(const TestSpec& tmpl, const PartitionView& p, const EnvironView&
 // The case's spec with the run-time values bound too (the spec itself when
 // the test uses none).
 Result<std::shared_ptr<const TestSpec>> BindForRun(const TestCase& c, const RunValues& run);
+
+// `text` with its placeholders filled from the case's names (parameters,
+// variables, identity), e.g. a depends_on entry 'gen %n={n}'.
+Result<std::string> BindText(const std::string& text, const TestCase& c);
 
 // The value of a derived performance variable (PerfSpec::expr) from the
 // values extracted so far (by name) and the case's names. Inputs that are

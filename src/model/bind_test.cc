@@ -409,3 +409,82 @@ num_tasks: 2
 
 }  // namespace
 }  // namespace hb
+
+namespace hb {
+namespace {
+
+TEST(Bind, DependenciesOnParametrisedTests) {
+  const char* gen = "name: gen\nexecutable: x\nparameters: {n: [10, 20]}\n---\n";
+  std::string e = ErrorOf(std::string(gen) + "name: use\nexecutable: y\ndepends_on: [gen]\n");
+  EXPECT_NE(e.find("t.yaml:7:1: depends_on: 'gen' has 2 variants (gen %n=10, gen %n=20): name one, e.g. 'gen %n=10', "
+                   "or depend on all of them with {test: gen, variants: all}"),
+            std::string::npos)
+      << e;
+  auto one = Expand(std::string(gen) +
+                    "name: use\nexecutable: y\ndepends_on: ['gen %n=20']\nprerun_cmds: ['ls {deps.gen.stagedir}']\n");
+  ASSERT_TRUE(one.ok()) << one.status().str();
+  ASSERT_EQ(one->cases.size(), 3u);
+  ASSERT_EQ(one->cases[2].deps.size(), 1u);
+  EXPECT_EQ(one->cases[one->cases[2].deps[0]].display_name, "gen %n=20");
+  // The same value as the dependent's own parameter, by placeholder.
+  auto same = Expand(std::string(gen) + "name: use\nexecutable: y\nparameters: {n: [10, 20]}\ndepends_on: ['gen %n={n}']\n");
+  ASSERT_TRUE(same.ok()) << same.status().str();
+  ASSERT_EQ(same->cases.size(), 4u);
+  EXPECT_EQ(same->cases[same->cases[3].deps[0]].display_name, "gen %n=20");
+  auto all = Expand(std::string(gen) + "name: use\nexecutable: y\ndepends_on: [{test: gen, variants: all}]\n");
+  ASSERT_TRUE(all.ok()) << all.status().str();
+  EXPECT_EQ(all->cases[2].deps.size(), 2u);
+  e = ErrorOf(std::string(gen) +
+              "name: use\nexecutable: y\ndepends_on: [{test: gen, variants: all}]\nprerun_cmds: ['ls {deps.gen.stagedir}']\n");
+  EXPECT_NE(e.find("unknown placeholder '{deps.gen.stagedir}'"), std::string::npos) << e;
+  e = ErrorOf(std::string(gen) + "name: use\nexecutable: y\ndepends_on: ['gen %n=11']\n");
+  EXPECT_NE(e.find("'gen %n=11' names no variant of gen on site:gpu+gnu (variants: gen %n=10, gen %n=20)"),
+            std::string::npos)
+      << e;
+}
+
+TEST(Bind, OverridesEntriesAreInheritedAsWritten) {
+  auto l = Expand(R"(
+name: base
+abstract: true
+executable: x
+job_options: ['--base']
+overrides: {'site:*': {num_tasks: 2}}
+---
+name: child
+extends: base
+overrides: {'*': {job_options: {append: ['--child']}}}
+)");
+  ASSERT_TRUE(l.ok()) << l.status().str();
+  EXPECT_EQ(l->cases[0].spec->job_options, (std::vector<std::string>{"--base", "--child"}));
+  EXPECT_EQ(l->cases[0].spec->num_tasks, 2);
+}
+
+TEST(Bind, SmallRules) {
+  // A mapping variable without a type takes its default's.
+  auto l = Expand("name: t\nexecutable: x\nvariables: {steps: {default: 100}}\nexecutable_opts: ['{steps * 2}']\n");
+  ASSERT_TRUE(l.ok()) << l.status().str();
+  EXPECT_EQ(l->cases[0].spec->executable_opts[0], "200");
+  // PARAM=VALUE keys may hold ':'; derived variables may read num_* parameters.
+  l = Expand(R"(
+name: t
+executable: x
+parameters: {num_nodes: [2], time: ['1:00']}
+overrides: {'time=1:00': {num_tasks: 3}}
+performance:
+  t: {pattern: 't=(\S+)'}
+  per_node: {expr: 't / num_nodes'}
+)");
+  ASSERT_TRUE(l.ok()) << l.status().str();
+  EXPECT_EQ(l->cases[0].spec->num_tasks, 3);
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  a: {pattern: '(\\d)'}\n  b: {expr: 'a', reduce: max}\n")
+                .find("'reduce' is for extracted values"),
+            std::string::npos);
+  // {name} in a custom resource's pod_selector is the object's name, left for the backend.
+  l = Expand("name: t\nexecutable: x\nk8s: {custom_resource: {plural: ipujobs, pod_selector: 'owner={name}'}}\n");
+  ASSERT_TRUE(l.ok()) << l.status().str();
+  EXPECT_EQ(l->cases[0].spec->k8s["custom_resource"]["pod_selector"], "owner={name}");
+}
+
+}  // namespace
+}  // namespace hb

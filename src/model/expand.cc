@@ -157,6 +157,40 @@ bool ValidEnvironsMatch(const std::vector<std::string>& valid, const EnvironView
 
 namespace {
 
+// Links case `c` to the cases it depends on, on the same partition and in
+// the same environment: `gen` must have one variant there, 'gen %n=10'
+// names one, {test: gen, variants: all} takes all of them.
+Status LinkDependencies(const TestSpec& s, const std::string& where,
+                        const std::map<std::string, std::vector<size_t>>& by_target, const std::vector<TestCase>& all,
+                        TestCase* c) {
+  SourceMark mark = s.marks.count("depends_on") ? s.marks.at("depends_on") : s.mark;
+  for (const auto& d : s.dependencies) {
+    auto it = by_target.find(d.test + "@" + where);
+    if (it == by_target.end() || it->second.empty()) {
+      c->missing_deps.push_back(d.test);
+      continue;
+    }
+    std::vector<size_t> chosen;
+    std::vector<std::string> variants;
+    auto wanted = d.variant.empty() ? Result<std::string>(std::string()) : BindText(d.variant, *c);
+    if (!wanted.ok()) return Status::Error(mark, "depends_on: '" + d.variant + "': " + wanted.status().message());
+    std::string want = Join(Tokens(*wanted), " ");
+    for (size_t i : it->second) {
+      variants.push_back(all[i].display_name);
+      if (d.all || d.variant.empty() || all[i].display_name == want) chosen.push_back(i);
+    }
+    if (!d.all && d.variant.empty() && variants.size() > 1)
+      return Status::Error(mark, "depends_on: '" + d.test + "' has " + std::to_string(variants.size()) + " variants (" +
+                                     Join(variants, ", ") + "): name one, e.g. '" + variants[0] +
+                                     "', or depend on all of them with {test: " + d.test + ", variants: all}");
+    if (chosen.empty())
+      return Status::Error(mark, "depends_on: '" + want + "' names no variant of " + d.test + " on " + where +
+                                     " (variants: " + Join(variants, ", ") + ")");
+    c->deps.insert(c->deps.end(), chosen.begin(), chosen.end());
+  }
+  return Status::OK();
+}
+
 // Keeps the cases marked in `keep` and those they depend on (transitively),
 // re-numbering the dependency links. Cases come in dependency order.
 std::vector<TestCase> KeepWithDependencies(std::vector<TestCase> all, std::vector<bool> keep) {
@@ -242,11 +276,8 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
           c.id = CaseId(*s, params, where);
           Status st = BindCase(*s, p, e, &c);
           if (!st.ok()) return st;
-          for (const auto& d : s->depends_on) {
-            auto it = by_target.find(d + "@" + where);
-            if (it == by_target.end() || it->second.empty()) c.missing_deps.push_back(d);
-            else c.deps.insert(c.deps.end(), it->second.begin(), it->second.end());
-          }
+          st = LinkDependencies(*s, where, by_target, all, &c);
+          if (!st.ok()) return st;
           selected.push_back(name_in && tags_ok(*c.spec));
           by_target[s->name + "@" + where].push_back(all.size());
           all.push_back(std::move(c));

@@ -114,6 +114,16 @@ bool IsMappingField(const std::string& field) {
 Result<YAML::Node> MergeFieldValue(const std::string& field, const YAML::Node& base, const YAML::Node& over,
                                    const std::string& file) {
   bool maps = IsMappingField(field);
+  if (field == "overrides" && over.IsMap() && base.IsDefined() && base.IsMap()) {
+    // Entries merge by key; each entry is kept as written, since its list
+    // operations and nulls apply to each case's fields later.
+    YAML::Node out(YAML::NodeType::Map);
+    for (const auto& kv : base)
+      if (!over[kv.first.Scalar()].IsDefined()) out[kv.first] = kv.second;
+    for (const auto& kv : over)
+      if (!kv.second.IsNull()) out[kv.first] = kv.second;
+    return out;
+  }
   if (maps && over.IsMap() && base.IsDefined() && base.IsMap()) return MergeMaps(field, base, over, file);
   if (!ListOp(over).empty()) return ApplyListOp(field, base, over, file);
   return over;

@@ -191,6 +191,10 @@ Status ParseVariable(const std::string& name, const YAML::Node& v, const std::st
       (key == "required" ? out->required : out->loggable) = *r;
     }
   }
+  if (!v["type"] && v["default"] && v["default"].IsScalar()) {  // the type of the default as YAML reads it
+    const YAML::Node d = v["default"];
+    out->type = d.Tag() == "!" ? "str" : TypeName(ValueFromYamlScalar(d.Scalar()).type());
+  }
   if (out->default_text) {
     auto val = ConvertVariable(*out, *out->default_text);
     if (!val.ok()) return Err(v["default"], f, what + ": default: " + val.status().message());
@@ -405,6 +409,12 @@ Status ParsePerfVar(const std::string& name, const YAML::Node& n, const std::str
                      "'expr' (a value derived from other variables), not both");
   if (!have_pattern && p->expr.empty())
     return Err(n, f, "performance: " + name + ": a 'pattern' (or an 'expr' deriving it from other variables) is required");
+  if (!p->expr.empty()) {
+    for (const char* k : {"in", "group", "type", "reduce"})
+      if (n[k])
+        return Err(n[k], f, "performance: " + name + ": '" + k + "' is for extracted values; a derived 'expr' takes only "
+                            "unit and comparisons (eq, lt, ...)");
+  }
   return Status::OK();
 }
 
@@ -736,6 +746,39 @@ Status ParseModules(const YAML::Node& n, const std::string& f, TestSpec* s) {
 
 Status Ignore(const YAML::Node&, const std::string&, TestSpec*) { return Status::OK(); }
 
+// depends_on: [NAME, 'NAME %p=v ...', {test: NAME, variants: all}]
+Status ParseDependsOn(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  s->depends_on.clear();
+  s->dependencies.clear();
+  if (n.IsNull()) return Status::OK();
+  YAML::Node list = n.IsSequence() ? n : YAML::Node(YAML::NodeType::Sequence);
+  if (!n.IsSequence()) list.push_back(n);
+  for (const auto& item : list) {
+    TestSpec::Dependency d;
+    if (item.IsMap()) {
+      for (const auto& kv : item)
+        if (kv.first.Scalar() != "test" && kv.first.Scalar() != "variants")
+          return Err(kv.first, f, "depends_on: unknown key '" + kv.first.Scalar() + "'; expected {test: NAME, variants: all}");
+      auto t = YamlString(item["test"], f, "depends_on: test");
+      if (!t.ok()) return t.status();
+      if (!item["variants"] || !item["variants"].IsScalar() || item["variants"].Scalar() != "all")
+        return Err(item, f, "depends_on: expected {test: NAME, variants: all}");
+      d.test = *t;
+      d.all = true;
+    } else if (item.IsScalar()) {
+      std::string text = Trim(item.Scalar());
+      d.test = text.substr(0, text.find(' '));
+      if (text.find('%') != std::string::npos) d.variant = text;
+    } else {
+      return Err(item, f, "depends_on: expected a test name, 'NAME %param=value' or {test: NAME, variants: all}");
+    }
+    if (d.test.empty()) return Err(item, f, "depends_on: an empty test name");
+    s->depends_on.push_back(d.test);
+    s->dependencies.push_back(std::move(d));
+  }
+  return Status::OK();
+}
+
 // `k8s`: a mapping kept as JSON; the Kubernetes backend checks its keys.
 Status ParseK8s(const YAML::Node& n, const std::string& f, TestSpec* s) {
   if (!n.IsMap()) return Err(n, f, "k8s: expected a mapping of Kubernetes settings, got " + YamlTypeName(n));
@@ -783,7 +826,7 @@ const std::map<std::string, Handler>& Handlers() {
       {"sanity", ParseSanity},
       {"performance", ParsePerformance},
       {"reference", ParseReference},
-      {"depends_on", StringList(&TestSpec::depends_on, "depends_on")},
+      {"depends_on", ParseDependsOn},
       {"image", String(&TestSpec::image, "image")},
       {"k8s", ParseK8s},
       {"variables", ParseVariables},

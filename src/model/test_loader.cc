@@ -230,9 +230,8 @@ Status CheckVariableNames(const TestSpec& spec) {
 // One overrides key token: sys, sys:part, *, +feature, -feature, env:NAME,
 // sched:NAME or PARAM=VALUE.
 Status CheckOverrideToken(const TestSpec& spec, const std::string& tok, const SourceMark& mark) {
-  size_t eq = tok.find('=');
-  if (eq == std::string::npos || tok.find(':') != std::string::npos) return Status::OK();
-  std::string p = tok.substr(0, eq);
+  if (!IsParamToken(tok)) return Status::OK();
+  std::string p = tok.substr(0, tok.find('='));
   std::vector<std::string> names;
   for (const auto& [n, v] : spec.parameters) names.push_back(n);
   if (std::find(names.begin(), names.end(), p) != names.end()) return Status::OK();

@@ -129,7 +129,15 @@ struct TestSpec {
   std::vector<PerfSpec> performance;
   // reference key (sys:part, sys:*, *) -> variable -> Reference
   std::vector<std::pair<std::string, std::map<std::string, Reference>>> reference;
+  // depends_on as written: the names of the tests depended on (for order
+  // and cycles), and each entry's choice of their variants.
   std::vector<std::string> depends_on;
+  struct Dependency {
+    std::string test;
+    std::string variant;  // "gen %n=10": that variant (placeholders allowed); "" = the only one
+    bool all = false;     // {test: gen, variants: all}
+  };
+  std::vector<Dependency> dependencies;
   std::string image;     // container image (container_platform, and the k8s backend's pod)
   // The `k8s` block as written: Kubernetes settings that override the
   // partition's sched_options (node_selector, tolerations, manifest...).

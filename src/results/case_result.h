@@ -27,6 +27,8 @@ struct CaseResult {
   std::string descr;
   std::string file;          // the test file
   std::vector<std::pair<std::string, std::string>> parameters;
+  // Variables the test marks loggable (perflog attributes check_NAME).
+  std::vector<std::pair<std::string, std::string>> variables;
   std::vector<std::string> tags, maintainers;
   std::string system, partition, environ;
 

@@ -122,8 +122,10 @@ PerflogAttrs LoggableAttrs(const CaseResult& c) {
       {"check_unique_name", UniqueName(c)},
       {"check_use_multithreading", nullptr},
   };
-  // Parameters are loggable attributes too; a test attribute wins a clash.
+  // Parameters and loggable variables are loggable attributes too; a test
+  // attribute wins a clash.
   for (const auto& [k, v] : c.parameters) a.emplace("check_" + k, v);
+  for (const auto& [k, v] : c.variables) a.emplace("check_" + k, v);
   return a;
 }
 

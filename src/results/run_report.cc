@@ -67,6 +67,7 @@ Json CaseToJson(const CaseResult& c) {
           {"display_name", c.display_name}, {"unique_name", c.unique_name},
           {"descr", c.descr},   {"file", c.file},
           {"parameters", PairsToJson(c.parameters)},
+          {"variables", PairsToJson(c.variables)},
           {"tags", c.tags},     {"maintainers", c.maintainers},
           {"system", c.system}, {"partition", c.partition},
           {"environ", c.environ},
@@ -179,6 +180,7 @@ void IdentityFromJson(const Json& j, CaseResult& c) {
   Read(j, "descr", c.descr);
   Read(j, "file", c.file);
   ReadPairs(j, "parameters", c.parameters);
+  ReadPairs(j, "variables", c.variables);
   Read(j, "tags", c.tags);
   Read(j, "maintainers", c.maintainers);
   Read(j, "system", c.system);

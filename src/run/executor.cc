@@ -269,6 +269,7 @@ void Executor::FillIdentity(const Task& t, CaseResult* r) {
   r->descr = c.spec->descr;
   r->file = c.spec->file;
   r->parameters = c.params;
+  r->variables = c.loggable;
   r->tags = c.spec->tags;
   r->maintainers = c.spec->maintainers;
   r->system = c.system;
@@ -786,12 +787,21 @@ void Executor::CheckRun(Task* t) {
     if (v.ok()) values[ps.name] = *v;
     got.emplace(ps.name, v);
   }
-  for (const PerfSpec& ps : s.performance) {
-    if (ps.expr.empty()) continue;
-    auto v = EvaluateDerived(ps, values, *t->tc->names);
-    if (v.ok()) values[ps.name] = *v;
-    got.emplace(ps.name, v);
+  // A derived variable may use one derived below it: evaluate until no
+  // more can be, then report the rest with their missing inputs.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (const PerfSpec& ps : s.performance) {
+      if (ps.expr.empty() || values.count(ps.name)) continue;
+      auto v = EvaluateDerived(ps, values, *t->tc->names);
+      if (!v.ok()) continue;
+      values[ps.name] = *v;
+      progress = true;
+    }
   }
+  for (const PerfSpec& ps : s.performance)
+    if (!ps.expr.empty()) got.emplace(ps.name, values.count(ps.name) ? Result<double>(values[ps.name])
+                                                                      : EvaluateDerived(ps, values, *t->tc->names));
   for (const PerfSpec& ps : s.performance) {
     const auto& v = got.at(ps.name);
     if (!v.ok()) {

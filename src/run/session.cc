@@ -99,7 +99,7 @@ Status CheckReferences(const TestSuite& suite, const SiteConfig& config) {
     if (!spec->source) continue;
     for (const auto& o : spec->source->overrides) {
       for (const auto& tok : o.tokens) {
-        if (StartsWith(tok, "env:") || StartsWith(tok, "sched:")) continue;
+        if (StartsWith(tok, "env:") || StartsWith(tok, "sched:") || IsParamToken(tok)) continue;
         Status st = CheckPartitionKey("overrides: '" + o.key + "'", tok, config, o.mark);
         if (!st.ok()) return st;
       }

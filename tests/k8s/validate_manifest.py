@@ -36,7 +36,8 @@ CORE_GROUPS = {"v1", "batch/v1", "apps/v1", "policy/v1", "networking.k8s.io/v1",
 
 
 # Fields that are resource.Quantity: a number is as good as a string there.
-QUANTITY = re.compile(r"(^|\.)(requests|limits|hard|capacity)\.[^.]+$|(^|\.)sizeLimit$")
+# A resource name may have a domain with dots (nvidia.com/gpu, graphcore.ai/ipu).
+QUANTITY = re.compile(r"(^|\.)(requests|limits|hard|capacity)\.([a-z0-9.-]+/)?[^./]+$|(^|\.)sizeLimit$")
 
 
 class _Response:
