@@ -191,6 +191,14 @@ Status LinkDependencies(const TestSpec& s, const std::string& where,
   return Status::OK();
 }
 
+std::string CaseId(const TestSpec& s, const StringPairs& params, const std::string& where) {
+  std::string id = s.name;
+  for (const auto& [k, v] : params) id += "%" + k + "=" + Printable(v);
+  return id + "@" + where;
+}
+
+}  // namespace
+
 // Keeps the cases marked in `keep` and those they depend on (transitively),
 // re-numbering the dependency links. Cases come in dependency order.
 std::vector<TestCase> KeepWithDependencies(std::vector<TestCase> all, std::vector<bool> keep) {
@@ -207,14 +215,6 @@ std::vector<TestCase> KeepWithDependencies(std::vector<TestCase> all, std::vecto
   }
   return out;
 }
-
-std::string CaseId(const TestSpec& s, const StringPairs& params, const std::string& where) {
-  std::string id = s.name;
-  for (const auto& [k, v] : params) id += "%" + k + "=" + Printable(v);
-  return id + "@" + where;
-}
-
-}  // namespace
 
 Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vector<PartitionView>& partitions,
                                           const CaseFilter& filter) {

@@ -53,6 +53,11 @@ bool ValidEnvironsMatch(const std::vector<std::string>& valid, const EnvironView
 // bound (model/bind.h). Selected cases pull in the cases they depend on.
 // Bad filter regexes and binding errors are errors. Tags are matched
 // against each case's bound tags (overrides may add some).
+// The cases marked in `keep` and those they depend on (transitively), in
+// order, with their dependency links re-numbered. `all` is in dependency
+// order (a case's dependencies come before it).
+std::vector<TestCase> KeepWithDependencies(std::vector<TestCase> all, std::vector<bool> keep);
+
 Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vector<PartitionView>& partitions,
                                           const CaseFilter& filter);
 

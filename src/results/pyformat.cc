@@ -9,41 +9,6 @@ namespace hb {
 
 namespace {
 
-// Shortest round-trip digits of |v| (no dot) and the decimal exponent of
-// the first digit, from std::to_chars' scientific form "d.ddde+XX".
-void ShortestDigits(double v, std::string* digits, int* exponent) {
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific);
-  std::string s(buf, res.ptr);
-  size_t e = s.find('e');
-  *exponent = std::atoi(s.c_str() + e + 1);
-  digits->clear();
-  for (size_t i = 0; i < e; ++i) {
-    if (s[i] != '.') *digits += s[i];
-  }
-}
-
-// float_repr_style 'short' (Python/pystrtod.c, mode 'r'): fixed notation
-// when -4 <= exponent < 16, with ".0" added to integral values.
-std::string Fixed(const std::string& d, int exponent) {
-  int decpt = exponent + 1;
-  int n = static_cast<int>(d.size());
-  if (decpt <= 0) return "0." + std::string(-decpt, '0') + d;
-  if (decpt >= n) return d + std::string(decpt - n, '0') + ".0";
-  return d.substr(0, decpt) + "." + d.substr(decpt);
-}
-
-std::string Scientific(const std::string& d, int exponent) {
-  std::string s(1, d[0]);
-  if (d.size() > 1) {
-    s += '.';
-    s.append(d, 1);
-  }
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-  return s + buf;
-}
-
 void AppendEscaped(std::string& out, uint32_t cp) {
   char buf[16];
   if (cp >= 0x10000) {  // a UTF-16 surrogate pair, as Python writes it
@@ -56,18 +21,6 @@ void AppendEscaped(std::string& out, uint32_t cp) {
 }
 
 }  // namespace
-
-std::string PyFloatRepr(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  std::string sign = std::signbit(v) ? "-" : "";
-  if (v == 0) return sign + "0.0";
-  std::string digits;
-  int exponent = 0;
-  ShortestDigits(v, &digits, &exponent);
-  bool fixed = exponent >= -4 && exponent < 16;
-  return sign + (fixed ? Fixed(digits, exponent) : Scientific(digits, exponent));
-}
 
 std::string PyNumber(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) {

@@ -4,6 +4,8 @@
 // (ensure_ascii=True, separators ', ' and ': '). Pure functions.
 #pragma once
 
+#include "util/strings.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -15,10 +17,7 @@
 
 namespace hb {
 
-// repr(float): the shortest text that reads back as v, fixed notation for
-// exponents in [-4, 16), else "1e+16" style; always a '.0' or exponent:
-// 14813.0, 21116.7, 1e-05, inf, nan.
-std::string PyFloatRepr(double v);
+// PyFloatRepr (repr(float)) lives in util/strings.h.
 // How Python prints a number the user most likely wrote as an int when it
 // is integral ("0", "-1"), else PyFloatRepr.
 std::string PyNumber(double v);

@@ -21,7 +21,7 @@ depends_on: [build]
 ---
 name: report
 executable: echo
-depends_on: [run]
+depends_on: [{test: run, variants: all}]
 )";
 
 std::vector<TestCase> Cases(const TestSuite& suite) {

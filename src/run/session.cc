@@ -185,25 +185,10 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
 namespace hb {
 
 void RestrictCases(Session* session, const std::vector<std::string>& ids) {
-  auto& cases = session->cases;
-  std::vector<bool> keep(cases.size(), false);
   std::set<std::string> wanted(ids.begin(), ids.end());
-  // Cases come in dependency order, so walk backwards marking dependencies.
-  for (size_t i = cases.size(); i-- > 0;) {
-    if (wanted.count(cases[i].id)) keep[i] = true;
-    if (keep[i])
-      for (size_t d : cases[i].deps) keep[d] = true;
-  }
-  std::vector<size_t> new_index(cases.size(), 0);
-  std::vector<TestCase> out;
-  for (size_t i = 0; i < cases.size(); ++i) {
-    if (!keep[i]) continue;
-    new_index[i] = out.size();
-    TestCase c = cases[i];
-    for (auto& d : c.deps) d = new_index[d];
-    out.push_back(std::move(c));
-  }
-  cases = std::move(out);
+  std::vector<bool> keep;
+  for (const auto& c : session->cases) keep.push_back(wanted.count(c.id) > 0);
+  session->cases = KeepWithDependencies(std::move(session->cases), std::move(keep));
 }
 
 }  // namespace hb

@@ -1,5 +1,10 @@
 #include "util/strings.h"
 
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -184,6 +189,30 @@ std::vector<std::string> ShellWords(std::string_view s) {
   }
   if (in_word) words.push_back(cur);
   return words;
+}
+
+std::string PyFloatRepr(double d) {
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(d), std::chars_format::scientific);
+  std::string_view sci(buf, res.ptr - buf);  // "1.5e+16": shortest round-trip digits
+  size_t e = sci.find('e');
+  std::string digits(sci.substr(0, e));
+  if (digits.size() > 1) digits.erase(1, 1);  // the '.'
+  int exp = std::atoi(std::string(sci.substr(e + 1)).c_str());
+  std::string out = std::signbit(d) ? "-" : "";
+  if (exp < -4 || exp >= 16) {
+    out += digits[0];
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    char ebuf[16];
+    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
+    return out + ebuf;
+  }
+  if (exp < 0) return out + "0." + std::string(-exp - 1, '0') + digits;
+  size_t int_len = static_cast<size_t>(exp) + 1;
+  if (digits.size() <= int_len) return out + digits + std::string(int_len - digits.size(), '0') + ".0";
+  return out + digits.substr(0, int_len) + "." + digits.substr(int_len);
 }
 
 }  // namespace hb

@@ -44,4 +44,10 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
 // Formats a double with up to `digits` significant digits, no trailing zeros.
 std::string FormatNumber(double v, int digits = 6);
 
+// repr(float) as Python 3 writes it (float_repr_style 'short', as
+// Python/pystrtod.c): the shortest digits that read back as v, in fixed
+// notation for exponents from -4 to 15, else scientific: "2.0", "0.1",
+// "1e-05", "1e+16", "inf", "nan".
+std::string PyFloatRepr(double v);
+
 }  // namespace hb

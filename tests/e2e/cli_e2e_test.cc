@@ -22,7 +22,7 @@ performance:
 ---
 name: summary
 executable: echo
-depends_on: [compute]
+depends_on: [{test: compute, variants: all}]
 )";
 
 // Checks a GitLab pipeline: YAML, stages in order, each job's stage known,
