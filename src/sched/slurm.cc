@@ -305,7 +305,26 @@ Result<Observations> SlurmScheduler::QuerySacct(const std::vector<std::string>& 
     return Status::Error(r.Problem("sacct"));
   }
   sacct_failures_ = 0;
-  return ParseSacct(r.out);
+  Observations obs = ParseSacct(r.out);
+  // The accounting record of a pending job can lag the controller and say
+  // reason None; squeue has the controller's reason (BeginTime,
+  // Priority...), which max_pending_time and ReFrame's cancel reasons need.
+  // A job just submitted may not be in the accounting database at all yet.
+  std::vector<std::string> unknown;
+  for (const auto& id : ids) {
+    auto it = obs.find(id);
+    if (it == obs.end() || (it->second.state.kind == JobState::Kind::kQueued && it->second.state.reason.empty()))
+      unknown.push_back(id);
+  }
+  if (unknown.empty()) return obs;
+  CommandResult q = runner().Run({"squeue", "-h", "-o", "%i|%T|%r|%N", "-j", IdList(unknown)}, options().query_timeout);
+  if (q.exit_code != 0) return obs;
+  for (const auto& [id, o] : ParseSqueue(q.out)) {
+    if (o.state.kind != JobState::Kind::kQueued) continue;
+    if (obs.count(id)) obs[id].state.reason = o.state.reason;
+    else obs[id] = o;
+  }
+  return obs;
 }
 
 Result<Observations> SlurmScheduler::QuerySqueue(const std::vector<std::string>& ids) {
