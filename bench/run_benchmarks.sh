@@ -80,6 +80,7 @@ cat > "$work/run/long.yaml" <<'YAML'
 name: long
 executable: sleep
 executable_opts: ['20']
+sanity: [{exit_code: 0}]
 YAML
 (cd "$work/run" && /usr/bin/time -f "wait_20s wall_s=%e cpu_user_s=%U cpu_sys_s=%S" \
     "$hb" run -C site.yaml -c long.yaml --prefix out2 >/dev/null) 2>&1 | tail -1 |

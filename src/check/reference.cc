@@ -85,9 +85,11 @@ std::string Num(double v) { return FormatNumber(v, 15); }
 }  // namespace
 
 std::optional<Reference> FindReference(const ReferenceTable& refs, const std::string& system,
-                                       const std::string& partition, const std::string& var) {
-  for (const auto& keys : std::vector<std::vector<std::string>>{
-           {system + ":" + partition}, {system + ":*", system}, {"*"}}) {
+                                       const std::string& partition, const std::string& var,
+                                       const std::vector<std::string>& aliases) {
+  std::vector<std::string> exact = {system + ":" + partition};
+  for (const auto& a : aliases) exact.push_back(system + ":" + a);
+  for (const auto& keys : std::vector<std::vector<std::string>>{exact, {system + ":*", system}, {"*"}}) {
     std::optional<Reference> r = FindIn(refs, keys, var);
     if (r) return r;
   }

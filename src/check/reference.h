@@ -38,8 +38,12 @@ struct PerfResult {
 // A test's references in file order: scope -> {variable -> Reference}.
 using ReferenceTable = std::vector<std::pair<std::string, std::map<std::string, Reference>>>;
 
+// The reference for `var` on system:partition: the first scope in file
+// order that is `system:partition` (or `system:ALIAS` for one of the
+// partition's `aliases`), else `system:*` or `system`, else `*`.
 std::optional<Reference> FindReference(const ReferenceTable& refs, const std::string& system,
-                                       const std::string& partition, const std::string& var);
+                                       const std::string& partition, const std::string& var,
+                                       const std::vector<std::string>& aliases = {});
 
 // Checks the thresholds as assert_reference does; the error carries the
 // reference's mark: "lower threshold must be in [-1, 0], got 0.5".

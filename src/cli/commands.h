@@ -28,6 +28,7 @@ struct RunCommandOptions {
   bool keep_failed_jobs = false;  // --keep-failed-jobs (Kubernetes partitions)
   std::string store;              // --store ("" = HETBENCH_STORE, configuration, default)
   bool no_store = false;          // --no-store
+  bool performance_report = false;  // --performance-report: previous stored values in the table
   std::string ci_generate;        // --ci-generate FILE: write a GitLab child pipeline, run nothing
   std::string mode;               // --mode (carried into --ci-generate jobs)
   std::vector<std::string> argv;
@@ -80,7 +81,8 @@ struct DetectCommandOptions {
   std::vector<std::string> job_options;   // -J
 };
 
-int ListCommand(const SessionOptions& opts, bool details);
+enum class ListFormat { kNames, kDetails, kDescribe };  // list, list -L, list --describe
+int ListCommand(const SessionOptions& opts, ListFormat format);
 int RunCommand(RunCommandOptions opts);
 int ShowConfigCommand(const SessionOptions& opts, const std::string& path);
 int DetectCommand(const DetectCommandOptions& opts);

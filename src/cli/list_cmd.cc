@@ -7,6 +7,7 @@
 #include "config/config_loader.h"
 #include "model/bind.h"
 #include "util/strings.h"
+#include "util/yaml_util.h"
 
 namespace hb {
 
@@ -17,9 +18,59 @@ int ConfigError(const Status& st) {
   return 2;
 }
 
+// "- stream %threads=2 /1a2b3c4d @generic:default+builtin"
+std::string CaseLine(const TestCase& c) {
+  return "- " + c.display_name + " /" + c.hashcode + " @" + c.system + ":" + c.partition + "+" + c.environ + "\n";
+}
+
+// Python's json.dumps of a Value.
+nlohmann::json ValueJson(const Value& v) {
+  switch (v.type()) {
+    case Value::Type::kInt: return v.as_int();
+    case Value::Type::kFloat: return v.as_float();
+    case Value::Type::kBool: return v.as_bool();
+    case Value::Type::kStr: return v.as_str();
+  }
+  return nullptr;
+}
+
+// One case for --describe: its bound test-file keys and its identity.
+Result<nlohmann::json> Describe(const TestCase& c, const std::vector<TestCase>& all) {
+  auto fields = BoundFields(c);
+  if (!fields.ok()) return fields.status();
+  const TestSpec& s = *c.spec;
+  nlohmann::json j = nlohmann::json::object();
+  j["name"] = s.name;
+  j["display_name"] = c.display_name;
+  j["hashcode"] = c.hashcode;
+  j["system"] = c.system;
+  j["partition"] = c.partition;
+  j["environ"] = c.environ;
+  j["file"] = s.file;
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [k, v] : c.params) {
+    auto typed = CaseValue(c, k);
+    params[k] = typed ? ValueJson(*typed) : nlohmann::json(v);
+  }
+  j["parameters"] = params;
+  nlohmann::json vars = nlohmann::json::object();
+  for (const auto& v : s.variables) {
+    auto typed = CaseValue(c, v.name);
+    vars[v.name] = typed ? ValueJson(*typed) : nlohmann::json(nullptr);
+  }
+  j["variables"] = vars;
+  j["valid_systems"] = s.valid_systems;
+  j["valid_prog_environs"] = s.valid_prog_environs;
+  nlohmann::json deps = nlohmann::json::array();
+  for (size_t d : c.deps) deps.push_back(all[d].display_name);
+  j["depends_on"] = deps;
+  for (const auto& [key, fn] : *fields) j[key] = YamlToJson(fn.value);
+  return j;
+}
+
 void PrintDetails(const TestCase& c, const std::vector<TestCase>& all, std::string* out) {
   const TestSpec& s = *c.spec;
-  *out += "- " + c.display_name + " @" + c.system + ":" + c.partition + "+" + c.environ + "\n";
+  *out += CaseLine(c);
   if (!s.descr.empty()) *out += "    description: " + s.descr + "\n";
   *out += "    file: " + s.file + (s.mark.line ? ":" + std::to_string(s.mark.line) : "") + "\n";
   if (!s.extends.empty()) *out += "    extends: " + s.extends + "\n";
@@ -64,10 +115,22 @@ void PrintDetails(const TestCase& c, const std::vector<TestCase>& all, std::stri
 
 }  // namespace
 
-int ListCommand(const SessionOptions& opts, bool details) {
+int ListCommand(const SessionOptions& opts, ListFormat format) {
   auto session = OpenSession(opts);
   if (!session.ok()) return ConfigError(session.status());
   const auto& cases = (*session)->cases;
+  if (format == ListFormat::kDescribe) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& c : cases) {
+      auto d = Describe(c, cases);
+      if (!d.ok()) return ConfigError(d.status());
+      out.push_back(std::move(d).value());
+    }
+    std::string text = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  bool details = format == ListFormat::kDetails;
   std::string out;
   out.reserve(cases.size() * 64);
   std::set<std::string> tests;
@@ -76,7 +139,7 @@ int ListCommand(const SessionOptions& opts, bool details) {
     if (details) {
       PrintDetails(c, cases, &out);
     } else {
-      out += "- " + c.display_name + " @" + c.system + ":" + c.partition + "+" + c.environ + "\n";
+      out += CaseLine(c);
     }
   }
   out += "Found " + std::to_string(cases.size()) + " test case(s) from " + std::to_string(tests.size()) +

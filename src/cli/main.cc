@@ -37,14 +37,22 @@ const char* kFooter =
 void AddSelection(CLI::App* app, hb::SessionOptions* s) {
   app->add_option("-c,--checkpath", s->test_paths, "Test file or folder (repeatable)")->type_name("PATH");
   app->add_flag("-R,--recursive", s->recursive, "Search folders given with -c recursively");
-  app->add_option("-n,--name", s->filter.names, "Select cases whose name matches REGEX (repeatable)")
-      ->type_name("REGEX");
-  app->add_option("-x,--exclude", s->filter.excludes, "Exclude cases whose name matches REGEX (repeatable)")
-      ->type_name("REGEX");
+  app->add_option("-n,--name", s->filter.names,
+                  "Select cases whose name matches REGEX, or the variant whose hashcode is HASH (as "
+                  "`list` prints it: /1a2b3c4d) (repeatable: any)")
+      ->type_name("REGEX|/HASH");
+  app->add_option("-x,--exclude", s->filter.excludes, "Exclude cases whose name matches REGEX, or /HASH (repeatable)")
+      ->type_name("REGEX|/HASH");
   app->add_option("-t,--tag", s->filter.tags, "Select tests with a tag matching REGEX (repeatable: all must match)")
       ->type_name("REGEX");
   app->add_option("-p,--prgenv", s->filter.environs, "Select cases in environments matching REGEX (repeatable)")
       ->type_name("REGEX");
+  app->add_option("-E,--filter-expr", s->filter.expr,
+                  "Select cases for which EXPR is true; EXPR reads parameters, variables, num_tasks, "
+                  "num_gpus_per_node, system, partition, environ... as placeholders do: -E 'num_gpus > 4'")
+      ->type_name("EXPR");
+  app->add_flag("--allow-empty", s->allow_empty,
+                "Exit 0 when the options select no case (by default that is an error, exit 2)");
   app->add_option("-S,--setvar", s->setvars,
                   "Set a test field in every test that has it, or only in TEST (repeatable); the value is "
                   "converted by the field's type: 4, true, 10m, a list a,b,c, a mapping k1:v1,k2:v2")
@@ -297,11 +305,14 @@ int main(int argc, char** argv) {
   std::string mode;
 
   hb::SessionOptions list_opts;
-  bool details = false;
+  bool details = false, describe = false;
   CLI::App* list = app.add_subcommand("list", "List the test cases that the selection gives on this system");
   AddSelection(list, &list_opts);
   AddConfig(list, &list_opts, &mode);
   list->add_flag("-L,--details", details, "Show each case's details");
+  list->add_flag("--describe", describe,
+                 "Print a JSON array with one object per case: its test-file keys as bound, and name, "
+                 "display_name, hashcode, system, partition, environ");
 
   hb::RunCommandOptions run_opts;
   std::string policy = "async";
@@ -322,6 +333,10 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run->add_flag("--dry-run", run_opts.exec.dry_run, "Write the job scripts without running anything");
   run->add_flag("--keep-stage-files", run_opts.exec.keep_stage_files, "Keep stage folders of passing cases");
+  run->add_flag("--skip-sanity-check", run_opts.exec.skip_sanity, "Do not run the sanity checks (a case's exit "
+                "code still counts)");
+  run->add_flag("--skip-performance-check", run_opts.exec.skip_performance,
+                "Skip the performance stage: no values extracted, none compared with references or logged");
   run->add_option("-J,--job-option", run_opts.exec.job_options, "Pass OPT to the scheduler (repeatable): '-x ...' and '#...' as written, "
                   "key=value as --key=value, k=value as -k value")
       ->type_name("OPT")
@@ -353,6 +368,9 @@ int main(int argc, char** argv) {
                 "Kubernetes partitions: keep the Jobs of failed cases for inspection instead of deleting them");
   run->add_option("--store", run_opts.store, kStoreHelp)->type_name("PATH");
   run->add_flag("--no-store", run_opts.no_store, "Do not add this run to the results store");
+  run->add_flag("--performance-report", run_opts.performance_report,
+                "Show each value in the performance table beside its value in the latest earlier session of "
+                "the results store, and the change in percent");
 
   hb::ResultsCommandOptions results_opts;
   CLI::App* results = AddResults(app, &results_opts);
@@ -378,7 +396,9 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  if (*list) return hb::ListCommand(list_opts, details);
+  if (*list) return hb::ListCommand(list_opts, describe ? hb::ListFormat::kDescribe
+                                                        : details ? hb::ListFormat::kDetails
+                                                                  : hb::ListFormat::kNames);
   if (*run) {
     if (run_opts.failed_only && run_opts.restore_report.empty()) {
       std::fprintf(stderr, "hetbench: error: --failed needs --restore-session REPORT\n");

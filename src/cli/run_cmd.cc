@@ -11,7 +11,6 @@
 #include "cli/commands.h"
 #include "k8s/k8s_scheduler.h"
 #include "results/junit.h"
-#include "results/perflog.h"
 #include "results/perflog_handlers.h"
 #include "results/run_report.h"
 #include "results/store.h"
@@ -48,21 +47,14 @@ bool UseTerminal() {
   return isatty(STDOUT_FILENO) && term && std::string(term) != "dumb" && !(ci && std::string(ci) == "true");
 }
 
-// The perflog folder: --perflog-dir, else the basedir of the configuration's
-// first `filelog` perflog handler, else <prefix>/perflogs.
-std::string PerflogDir(const RunCommandOptions& o, const Session& s) {
-  if (!o.perflog_dir.empty()) return AbsPath(o.perflog_dir);
-  const auto& logging = s.config.logging;
-  if (logging.is_array()) {
-    for (const auto& entry : logging) {
-      if (!entry.is_object() || !entry.contains("handlers_perflog")) continue;
-      for (const auto& h : entry["handlers_perflog"]) {
-        if (h.value("type", "") == "filelog" && h.contains("basedir") && h["basedir"].is_string())
-          return AbsPath(h["basedir"].get<std::string>());
-      }
-    }
-  }
-  return JoinPath(s.prefix, "perflogs");
+// Where the perflog handlers write: filelog basedirs relative to the
+// prefix, all replaced by --perflog-dir (results/perflog_handlers.h).
+PerflogHandlerOptions PerflogOptions(const RunCommandOptions& o, const Session& s) {
+  PerflogHandlerOptions opts;
+  opts.prefix = s.prefix;
+  if (!o.perflog_dir.empty()) opts.basedir = AbsPath(o.perflog_dir);
+  opts.config_files = s.config.files;
+  return opts;
 }
 
 // The Kubernetes backend lives above src/sched; it comes in through the
@@ -90,6 +82,37 @@ std::string StoreSession(const RunCommandOptions& o, const Session& s, const Ses
   if (st.ok()) return where.path;
   console->Note("hetbench: warning: session not stored: " + st.str() + " (the run report has every result)");
   return "";
+}
+
+// --performance-report: each case's variables' values in the latest
+// earlier session of the store that has them. A store that cannot be read
+// costs a note, not the run.
+PreviousValues PreviousFromStore(const RunCommandOptions& o, const Session& s, const SessionInfo& info,
+                                 const std::vector<CaseResult>& results, Console* console) {
+  PreviousValues out;
+  StoreLocation where = LocateStore(o.store, false, s.config.SectionFor("storage", s.system_name), ProcessEnv);
+  if (!PathExists(where.path)) return out;
+  StoreOptions opts;
+  opts.create = false;
+  opts.busy_timeout_s = where.busy_timeout_s;
+  auto store = Store::Open(where.path, opts);
+  StoreQuery q;
+  q.system = s.system_name;
+  q.until = info.start_time;
+  std::set<std::string> names;
+  for (const auto& r : results) names.insert("^" + RegexEscape(r.name) + "$");
+  q.names.assign(names.begin(), names.end());
+  auto table = store.ok() ? (*store)->Perf(q) : Result<PerfTable>(store.status());
+  if (!table.ok()) {
+    console->Note("hetbench: warning: --performance-report: cannot read the results store: " + table.status().str());
+    return out;
+  }
+  for (const auto& p : table->points) {  // by time: later points replace earlier ones
+    const PerfSeriesKey& k = table->series[p.series];
+    std::string label = k.display_name + " @" + k.system + ":" + k.partition + "+" + k.environ;
+    out[PreviousKey(label, k.var)] = PreviousValue{p.value, table->sessions[p.session].session_id};
+  }
+  return out;
 }
 
 // How long the end of a run waits for perflog records still being sent.
@@ -179,8 +202,8 @@ int RunCommand(RunCommandOptions o) {
   info.config_files = session.config.files;
   info.start_time = Now();
 
-  std::string perflog_dir = PerflogDir(o, session);
-  auto handlers = PerflogHandlers::Create(session.config.SectionFor("logging", session.system_name));
+  auto handlers =
+      PerflogHandlers::Create(session.config.SectionFor("logging", session.system_name), PerflogOptions(o, session));
   if (!handlers.ok()) return Fail(handlers.status());
   Console console(stdout, UseTerminal());
   auto note_handler_warnings = [&] {
@@ -198,8 +221,6 @@ int RunCommand(RunCommandOptions o) {
 
   executor.on_case_end = [&](const CaseResult& r) {
     if (o.exec.dry_run) return;
-    Status st = AppendPerflog(perflog_dir, info, r);
-    if (!st.ok()) console.Note("hetbench: warning: perflog: " + st.str());
     (*handlers)->Log(info, r);
     note_handler_warnings();
   };
@@ -223,10 +244,13 @@ int RunCommand(RunCommandOptions o) {
     Status js = WriteJunit(AbsPath(o.junit_file), info, results);
     if (!js.ok()) console.Note("hetbench: error: cannot write the JUnit report: " + js.str());
   }
+  if (o.performance_report) console.SetPreviousValues(PreviousFromStore(o, session, info, results, &console));
   std::string stored = o.exec.dry_run ? "" : StoreSession(o, session, info, results, &console);
   console.Summary(results, executor.interrupted());
   std::printf("Run report: %s\n", report.c_str());
-  if (!o.exec.dry_run && !results.empty()) std::printf("Perflogs:   %s\n", perflog_dir.c_str());
+  std::vector<std::string> perflog_dirs = (*handlers)->FilelogDirs();
+  if (!o.exec.dry_run && !results.empty() && !perflog_dirs.empty())
+    std::printf("Perflogs:   %s\n", Join(perflog_dirs, ", ").c_str());
   if (!stored.empty()) std::printf("Stored in:  %s\n", stored.c_str());
   std::fflush(stdout);
   return info.exit_code;

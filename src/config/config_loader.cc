@@ -216,7 +216,7 @@ std::vector<std::string> GenericFeatures(const std::vector<Device>& devices) {
 nlohmann::json GenericConfigJson(const Processor& processor, const std::vector<Device>& devices) {
   int max_jobs = processor.num_cpus > 0 ? processor.num_cpus
                                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  nlohmann::json part = {{"name", "local"},           {"descr", "The local host"},
+  nlohmann::json part = {{"name", kGenericPartition},           {"descr", "The local host"},
                          {"scheduler", "local"},      {"launcher", "local"},
                          {"environs", nlohmann::json::array({"builtin"})}, {"max_jobs", max_jobs}};
   if (auto features = GenericFeatures(devices); !features.empty()) part["features"] = features;
@@ -284,7 +284,10 @@ SiteConfig GenericConfig(const Processor& processor, const std::vector<Device>& 
   cfg->files.clear();
   for (auto& s : cfg->systems) {
     s.mark = SourceMark();
-    for (auto& p : s.partitions) p.mark = SourceMark();
+    for (auto& p : s.partitions) {
+      p.mark = SourceMark();
+      p.aliases = {kGenericPartitionAlias};
+    }
   }
   for (auto& e : cfg->environments) e.mark = SourceMark();
   return std::move(cfg).value();

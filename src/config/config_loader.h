@@ -46,10 +46,13 @@ Result<SiteConfig> LoadSiteConfigSources(const std::vector<ConfigSource>& source
 std::vector<std::string> ConfigFilesFromEnv();
 
 // The embedded configuration used when no file is given: system `generic`
-// (hostnames ['.*']) with one partition `local` (local scheduler and
+// (hostnames ['.*']) with one partition `default`, ReFrame's name, which
+// also answers to `local` (Partition::aliases) (local scheduler and
 // launcher, environs ['builtin'], max_jobs = number of CPUs, the detected
 // processor and devices, features gpu + cuda/rocm when GPUs are found), and
 // environment `builtin`. The first form detects the host.
+inline constexpr char kGenericPartition[] = "default";
+inline constexpr char kGenericPartitionAlias[] = "local";
 SiteConfig GenericConfig();
 SiteConfig GenericConfig(const Processor& processor, const std::vector<Device>& devices);
 

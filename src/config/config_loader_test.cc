@@ -357,7 +357,12 @@ TEST(ConfigLoader, GenericConfigFromDetection) {
   EXPECT_EQ(cfg.systems[0].name, "generic");
   EXPECT_EQ(cfg.systems[0].hostnames, std::vector<std::string>({".*"}));
   const Partition& local = cfg.systems[0].partitions.at(0);
-  EXPECT_EQ(local.name, "local");
+  EXPECT_EQ(local.name, "default");  // ReFrame's name
+  // 'local' (hetbench's name before) still finds it, as --system and
+  // reference keys use it.
+  EXPECT_EQ(cfg.systems[0].FindPartition("local"), &local);
+  EXPECT_EQ(cfg.systems[0].FindPartition("default"), &local);
+  EXPECT_EQ(cfg.systems[0].FindPartition("gpu"), nullptr);
   EXPECT_EQ(local.scheduler, "local");
   EXPECT_EQ(local.launcher, "local");
   EXPECT_EQ(local.environs, std::vector<std::string>({"builtin"}));
@@ -367,7 +372,7 @@ TEST(ConfigLoader, GenericConfigFromDetection) {
   ASSERT_EQ(local.devices.size(), 1u);
   EXPECT_EQ(local.devices[0].num_devices, 2);
   EXPECT_FALSE(local.mark.known());
-  const Environment* builtin = cfg.FindEnvironment("builtin", "generic", "local");
+  const Environment* builtin = cfg.FindEnvironment("builtin", "generic", "default");
   ASSERT_NE(builtin, nullptr);
   EXPECT_EQ(builtin->cc, "gcc");
   EXPECT_EQ(builtin->cxx, "g++");

@@ -81,6 +81,8 @@ const ContainerPlatform* Partition::FindContainerPlatform(const std::string& nam
 const Partition* System::FindPartition(const std::string& name) const {
   for (const auto& p : partitions)
     if (p.name == name) return &p;
+  for (const auto& p : partitions)
+    if (std::find(p.aliases.begin(), p.aliases.end(), name) != p.aliases.end()) return &p;
   return nullptr;
 }
 

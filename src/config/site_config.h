@@ -67,6 +67,11 @@ std::string CanonicalContainerPlatform(const std::string& name);
 
 struct Partition {
   std::string name, descr;
+  // Other names the partition answers to in valid_systems, reference,
+  // overrides and --system: the embedded generic system's `default` (as
+  // ReFrame names it) is also `local`, its name before hetbench 0.7. Not a
+  // configuration key.
+  std::vector<std::string> aliases;
   std::string scheduler = "local";
   std::string launcher = "local";
   std::vector<std::string> launcher_options;  // hetbench: words after the launcher's own

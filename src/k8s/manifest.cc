@@ -1,7 +1,5 @@
 #include "k8s/manifest.h"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,6 +9,7 @@
 
 #include "k8s/tar_gz.h"
 #include "util/fs.h"
+#include "util/sha256.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -75,18 +74,6 @@ std::optional<std::string> Base64Decode(std::string_view in) {
   return out;
 }
 
-std::string Sha256Hex(const std::string& s) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  if (EVP_Digest(s.data(), s.size(), md, &n, EVP_sha256(), nullptr) != 1) n = 0;
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < n; ++i) {
-    out += hex[md[i] >> 4];
-    out += hex[md[i] & 15];
-  }
-  return out;
-}
 
 std::string RandomHex(size_t n) {
   static const char hex[] = "0123456789abcdef";

@@ -23,8 +23,8 @@ const std::set<std::string>& FixedFields() {
 
 // Fields whose values are shell text: substituted values are quoted.
 bool QuotedField(const std::string& field) {
-  static const std::set<std::string> k = {"executable",  "executable_opts", "prerun_cmds",
-                                          "postrun_cmds", "env_vars",        "launcher_options"};
+  static const std::set<std::string> k = {"executable",    "executable_opts", "prerun_cmds",   "postrun_cmds",
+                                          "prebuild_cmds", "postbuild_cmds",  "env_vars",      "launcher_options"};
   return k.count(field) > 0;
 }
 
@@ -71,7 +71,34 @@ const std::vector<std::string>& LazyFields() {
   return k;
 }
 
+// The value of one of LazyFields() in a bound spec.
+Value FieldValue(const TestSpec& s, const std::string& name) {
+  if (name == "num_tasks") return Value::Int(s.num_tasks);
+  if (name == "num_tasks_per_node") return Value::Int(s.num_tasks_per_node ? s.num_tasks_per_node : s.num_tasks);
+  if (name == "num_cpus_per_task") return Value::Int(s.num_cpus_per_task ? s.num_cpus_per_task : 1);
+  if (name == "num_gpus_per_node") return Value::Int(s.num_gpus_per_node);
+  if (name == "executable") return Value::Str(s.executable);
+  return Value::Str(s.sourcesdir);
+}
+
 }  // namespace
+
+std::optional<Value> CaseValue(const TestCase& c, const std::string& name) {
+  if (c.names) {
+    auto it = c.names->values.find(name);
+    if (it != c.names->values.end()) return it->second;
+  }
+  const auto& lazy = LazyFields();
+  if (std::find(lazy.begin(), lazy.end(), name) != lazy.end()) return FieldValue(*c.spec, name);
+  return std::nullopt;
+}
+
+std::vector<std::string> CaseValueNames(const TestCase& c) {
+  std::vector<std::string> out = LazyFields();
+  if (c.names)
+    for (const auto& [k, v] : c.names->values) out.push_back(k);
+  return out;
+}
 
 bool IsRunName(const std::string& name) {
   static const std::set<std::string> k = {"stagedir", "outputdir", "prefix", "session", "repetition"};
@@ -248,6 +275,8 @@ class Binder {
       : tmpl_(tmpl), src_(*tmpl.source), c_(c), names_(names), run_(run) {}
 
   Result<std::shared_ptr<const TestSpec>> Bind();
+  // Every field after overrides, -S and placeholders, as YAML.
+  Result<FieldMap> BindAll();
   // The merged fields (after overrides and -S), for the variables.
   Status Merge();
   const FieldMap& fields() const { return fields_; }
@@ -274,6 +303,7 @@ class Binder {
   std::string field_;
   std::vector<std::string> path_;  // keys from the field down to the scalar being bound
   bool deferred_ = false;  // a placeholder of the field being bound was left for the run
+  FieldMap* keep_ = nullptr;  // BindAll: where each bound field's YAML goes
   SourceMark mark_;  // of the scalar being bound
 };
 
@@ -312,6 +342,21 @@ Result<std::shared_ptr<const TestSpec>> Binder::Bind() {
   return std::shared_ptr<const TestSpec>(out_);
 }
 
+Result<FieldMap> Binder::BindAll() {
+  Status st = Merge();
+  if (!st.ok()) return st;
+  out_ = std::make_shared<TestSpec>(tmpl_);
+  FieldMap bound;
+  keep_ = &bound;
+  for (const auto& [key, fn] : fields_) {
+    if (FixedFields().count(key)) continue;
+    st = BindField(key);
+    if (!st.ok()) return st;
+  }
+  keep_ = nullptr;
+  return bound;
+}
+
 Status Binder::Context(const Status& st) const {
   if (st.ok() || st.message().find("(case '") != std::string::npos) return st;
   return Status::Error(st.mark(), st.message() + " (" + Where(c_) + ")");
@@ -337,6 +382,7 @@ Status Binder::BindField(const std::string& key) {
     Status st = Substitute(value, fn.file, key, QuotedField(key));
     if (!st.ok()) return Context(st);
   }
+  if (keep_) keep_->emplace(key, FieldNode{fn.key, value, fn.file});
   TestSpec before = deferred_ && !run_ ? *out_ : TestSpec();
   Status st = ParseTestField(key, FieldNode{fn.key, value, fn.file}, out_.get());
   state = 2;
@@ -455,13 +501,7 @@ std::optional<Value> Binder::LazyField(const std::string& name) {
       return std::nullopt;
     }
   }
-  const TestSpec& s = *out_;
-  if (name == "num_tasks") return Value::Int(s.num_tasks);
-  if (name == "num_tasks_per_node") return Value::Int(s.num_tasks_per_node ? s.num_tasks_per_node : s.num_tasks);
-  if (name == "num_cpus_per_task") return Value::Int(s.num_cpus_per_task ? s.num_cpus_per_task : 1);
-  if (name == "num_gpus_per_node") return Value::Int(s.num_gpus_per_node);
-  if (name == "executable") return Value::Str(s.executable);
-  return Value::Str(s.sourcesdir);
+  return FieldValue(*out_, name);
 }
 
 // The case's names: identity, partition values, parameters, variables.
@@ -545,6 +585,10 @@ Result<std::shared_ptr<const TestSpec>> BindForRun(const TestCase& c, const RunV
   const SpecSource& src = *c.spec->source;
   if (!src.uses_run_values) return c.spec;
   return Binder(*src.tmpl, c, *c.names, &run).Bind();
+}
+
+Result<FieldMap> BoundFields(const TestCase& c) {
+  return Binder(*c.spec->source->tmpl, c, *c.names, nullptr).BindAll();
 }
 
 Result<std::string> BindText(const std::string& text, const TestCase& c) {

@@ -118,9 +118,23 @@ Status BindCase(const TestSpec& tmpl, const PartitionView& p, const EnvironView&
 // the test uses none).
 Result<std::shared_ptr<const TestSpec>> BindForRun(const TestCase& c, const RunValues& run);
 
+// The case's test-file fields as bound (overrides, -S, placeholders; the
+// run-time ones left as written), for `hetbench list --describe`. The
+// fixed fields (name, parameters, valid_systems...) are not included.
+Result<FieldMap> BoundFields(const TestCase& c);
+
 // `text` with its placeholders filled from the case's names (parameters,
 // variables, identity), e.g. a depends_on entry 'gen %n={n}'.
 Result<std::string> BindText(const std::string& text, const TestCase& c);
+
+// The value of `name` in a bound case, as `-E` and `skip_if` read it: the
+// case's names (parameters, variables, name, display_name, system,
+// partition, environ, processor.*, devices.*), then the bound fields
+// num_tasks, num_tasks_per_node, num_cpus_per_task, num_gpus_per_node,
+// executable and sourcesdir. nullopt for any other name.
+std::optional<Value> CaseValue(const TestCase& c, const std::string& name);
+// Every name CaseValue knows for `c` (for did-you-mean).
+std::vector<std::string> CaseValueNames(const TestCase& c);
 
 // The value of a derived performance variable (PerfSpec::expr) from the
 // values extracted so far (by name) and the case's names. Inputs that are

@@ -169,15 +169,16 @@ name: t
 executable: x
 parameters: {n: [4, 5]}
 num_tasks: '{n / 2}'
+sanity: [{exit_code: 0}]
 )");
   EXPECT_NE(e.find("t.yaml:5:12: num_tasks: expected an integer"), std::string::npos) << e;
   EXPECT_NE(e.find("case 't %n=4' on site:gpu+gnu"), std::string::npos) << e;
 
-  e = ErrorOf("name: t\nexecutable: x\nparameters: {n: [0]}\nnum_tasks: '{8 // n}'\n");
+  e = ErrorOf("name: t\nexecutable: x\nparameters: {n: [0]}\nnum_tasks: '{8 // n}'\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(e.find("t.yaml:4:12: num_tasks: '{8 // n}': division by zero"), std::string::npos) << e;
   EXPECT_NE(e.find("%n=0"), std::string::npos) << e;
 
-  e = ErrorOf("name: t\nexecutable: x\nparameters: {name1: [1]}\nexecutable_opts: ['{nmae1}']\n");
+  e = ErrorOf("name: t\nexecutable: x\nparameters: {name1: [1]}\nexecutable_opts: ['{nmae1}']\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(e.find("t.yaml:4:19: executable_opts: unknown placeholder '{nmae1}'"), std::string::npos) << e;
   EXPECT_NE(e.find("did you mean 'name1'"), std::string::npos) << e;
 
@@ -188,12 +189,13 @@ k8s:
   manifest:
     kind: Pod
     spec: {containers: [{name: a, args: ['--n={num_gpu}']}]}
+sanity: [{exit_code: 0}]
 )");
   EXPECT_NE(e.find("t.yaml:7:42: k8s: unknown placeholder '{num_gpu}'"), std::string::npos) << e;
 
   // A processor value the partition lacks may still be found by
   // remote_detect: it is an error when the case runs.
-  auto l = Expand("name: t\nexecutable: x\nnum_tasks: '{processor.num_sockets * 2}'\n");
+  auto l = Expand("name: t\nexecutable: x\nnum_tasks: '{processor.num_sockets * 2}'\nsanity: [{exit_code: 0}]\n");
   ASSERT_TRUE(l.ok()) << l.status().str();
   auto run = BindForRun(l->cases[0], RunValues());
   EXPECT_NE(run.status().str().find("t.yaml:3:12: num_tasks: '{processor.num_sockets * 2}': partition 'site:gpu' "
@@ -215,6 +217,7 @@ overrides:
   '+gpu size=1024': {tags: [large], reference: {'*': {t: [10, -0.1, null, s]}}}
   'nosuchsite:gpu': {num_tasks: 99}
 performance: {t: {pattern: 't=(\S+)', unit: s}}
+sanity: [{exit_code: 0}]
 )";
   auto l = Expand(yaml, {Part("cirrus", "gpu", {"gpu"}), Part("archer2", "cpu", {}, "slurm", {"cray", "gnu"}),
                          Part("eidf", "k8s", {}, "k8s")});
@@ -241,6 +244,7 @@ TEST(Bind, SetvarWinsOverOverrides) {
 name: t
 executable: x
 overrides: {'*': {num_tasks: 4}}
+sanity: [{exit_code: 0}]
 )",
                   {Part("site", "gpu")}, {"num_tasks=8"});
   ASSERT_TRUE(l.ok()) << l.status().str();
@@ -248,13 +252,13 @@ overrides: {'*': {num_tasks: 4}}
 }
 
 TEST(Bind, OverrideErrors) {
-  EXPECT_NE(ErrorOf("name: t\nexecutable: x\noverrides: {'size=1': {num_tasks: 2}}\n")
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\noverrides: {'size=1': {num_tasks: 2}}\nsanity: [{exit_code: 0}]\n")
                 .find("t.yaml:3:13: overrides: 'size=1': this test has no parameter 'size'"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("name: t\nexecutable: x\noverrides: {'*': {parameters: {a: [1]}}}\n")
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\noverrides: {'*': {parameters: {a: [1]}}}\nsanity: [{exit_code: 0}]\n")
                 .find("'parameters' cannot be set per system"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("name: t\nexecutable: x\noverrides: {'*': {num_task: 2}}\n").find("did you mean 'num_tasks'"),
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\noverrides: {'*': {num_task: 2}}\nsanity: [{exit_code: 0}]\n").find("did you mean 'num_tasks'"),
             std::string::npos);
 }
 
@@ -270,6 +274,7 @@ performance:
   bw: {pattern: 'bw (\S+)', unit: MB/s}
   lat: {pattern: 'lat (\S+)', unit: us}
 reference: {'*': {bw: [10, -0.1, null, MB/s]}}
+sanity: [{exit_code: 0}]
 ---
 name: child
 extends: base
@@ -299,6 +304,7 @@ name: base
 abstract: true
 executable: x
 executable_opts: ['--n={n}']
+sanity: [{exit_code: 0}]
 ---
 name: child
 extends: base
@@ -306,7 +312,7 @@ parameters: {n: [2]}
 )");
   ASSERT_TRUE(l.ok()) << l.status().str();
   EXPECT_EQ(l->cases[0].spec->executable_opts[0], "--n=2");
-  EXPECT_NE(ErrorOf("name: base\nabstract: true\nexecutable: x\nexecutable_opts: ['--n={n}']\n---\nname: c\nextends: "
+  EXPECT_NE(ErrorOf("name: base\nabstract: true\nexecutable: x\nexecutable_opts: ['--n={n}']\nsanity: [{exit_code: 0}]\n---\nname: c\nextends: "
                     "base\n")
                 .find("unknown placeholder '{n}'"),
             std::string::npos);
@@ -323,6 +329,7 @@ performance:
   gflops: {expr: 'cores / time', unit: GFLOP/s}
   per_epoch: {expr: "perf['Epoch Length'] * 2", unit: s}
 reference: {'*': {gflops: [1, -0.5, null, GFLOP/s]}}
+sanity: [{exit_code: 0}]
 )");
   ASSERT_TRUE(l.ok()) << l.status().str();
   const TestSpec& s = *l->cases[0].spec;
@@ -338,10 +345,10 @@ reference: {'*': {gflops: [1, -0.5, null, GFLOP/s]}}
   auto missing = EvaluateDerived(s.performance[2], {}, *l->cases[0].names);
   EXPECT_NE(missing.status().message().find("derived from time, which could not be extracted"), std::string::npos);
 
-  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  a: {pattern: '(\\d)'}\n  b: {expr: 'aa * 2'}\n")
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  a: {pattern: '(\\d)'}\n  b: {expr: 'aa * 2'}\nsanity: [{exit_code: 0}]\n")
                 .find("t.yaml:5:13: performance: b: expr: 'aa' is not a performance variable"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  '': {pattern: '(\\d)'}\n").find("non-empty"),
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  '': {pattern: '(\\d)'}\nsanity: [{exit_code: 0}]\n").find("non-empty"),
             std::string::npos);
 }
 
@@ -357,6 +364,7 @@ parameters:
   mesh: [{nx: 128, nodes: 1}, {nx: 256, nodes: 8}]
 num_tasks: '{mesh.nodes * 4}'
 executable_opts: ['--nx={mesh.nx}', '--steps={steps}', '--spec={spec}', '--r={ratio * 2}']
+sanity: [{exit_code: 0}]
 )";
   auto l = Expand(yaml, {Part("site", "gpu")}, {"spec=hpcg@3.1", "steps=7"});
   ASSERT_TRUE(l.ok()) << l.status().str();
@@ -373,9 +381,9 @@ executable_opts: ['--nx={mesh.nx}', '--steps={steps}', '--spec={spec}', '--r={ra
   EXPECT_NE(e.find("-S steps=many: expected an int, got 'many'"), std::string::npos) << e;
   e = ErrorOf(yaml, {Part("site", "gpu")}, {"spec=x", "nosuch=1"});
   EXPECT_NE(e.find("-S nosuch=1: no test has a field or parameter named 'nosuch'"), std::string::npos) << e;
-  e = ErrorOf("name: t\nexecutable: x\nparameters: {n: [1]}\nvariables: {n: 2}\n");
+  e = ErrorOf("name: t\nexecutable: x\nparameters: {n: [1]}\nvariables: {n: 2}\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(e.find("variables: 'n' is also a parameter"), std::string::npos) << e;
-  e = ErrorOf("name: t\nexecutable: x\nvariables: {time_limit: 2}\n");
+  e = ErrorOf("name: t\nexecutable: x\nvariables: {time_limit: 2}\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(e.find("is the name of a test field"), std::string::npos) << e;
 }
 
@@ -383,6 +391,7 @@ TEST(Bind, RunTimeValuesAreBoundWhenTheCaseStarts) {
   auto l = Expand(R"(
 name: build
 executable: make
+sanity: [{exit_code: 0}]
 ---
 name: run
 executable: ./a.out
@@ -390,6 +399,7 @@ depends_on: [build]
 prerun_cmds: ['cp {deps.build.stagedir}/a.out {stagedir}/']
 executable_opts: ['--rep={repetition}', '--n={num_tasks}']
 num_tasks: 2
+sanity: [{exit_code: 0}]
 )");
   ASSERT_TRUE(l.ok()) << l.status().str();
   const TestCase& c = l->cases[1];
@@ -414,30 +424,30 @@ namespace hb {
 namespace {
 
 TEST(Bind, DependenciesOnParametrisedTests) {
-  const char* gen = "name: gen\nexecutable: x\nparameters: {n: [10, 20]}\n---\n";
-  std::string e = ErrorOf(std::string(gen) + "name: use\nexecutable: y\ndepends_on: [gen]\n");
-  EXPECT_NE(e.find("t.yaml:7:1: depends_on: 'gen' has 2 variants (gen %n=10, gen %n=20): name one, e.g. 'gen %n=10', "
+  const char* gen = "name: gen\nexecutable: x\nparameters: {n: [10, 20]}\nsanity: [{exit_code: 0}]\n---\n";
+  std::string e = ErrorOf(std::string(gen) + "name: use\nexecutable: y\ndepends_on: [gen]\nsanity: [{exit_code: 0}]\n");
+  EXPECT_NE(e.find("t.yaml:8:1: depends_on: 'gen' has 2 variants (gen %n=10, gen %n=20): name one, e.g. 'gen %n=10', "
                    "or depend on all of them with {test: gen, variants: all}"),
             std::string::npos)
       << e;
   auto one = Expand(std::string(gen) +
-                    "name: use\nexecutable: y\ndepends_on: ['gen %n=20']\nprerun_cmds: ['ls {deps.gen.stagedir}']\n");
+                    "name: use\nexecutable: y\ndepends_on: ['gen %n=20']\nprerun_cmds: ['ls {deps.gen.stagedir}']\nsanity: [{exit_code: 0}]\n");
   ASSERT_TRUE(one.ok()) << one.status().str();
   ASSERT_EQ(one->cases.size(), 3u);
   ASSERT_EQ(one->cases[2].deps.size(), 1u);
   EXPECT_EQ(one->cases[one->cases[2].deps[0]].display_name, "gen %n=20");
   // The same value as the dependent's own parameter, by placeholder.
-  auto same = Expand(std::string(gen) + "name: use\nexecutable: y\nparameters: {n: [10, 20]}\ndepends_on: ['gen %n={n}']\n");
+  auto same = Expand(std::string(gen) + "name: use\nexecutable: y\nparameters: {n: [10, 20]}\ndepends_on: ['gen %n={n}']\nsanity: [{exit_code: 0}]\n");
   ASSERT_TRUE(same.ok()) << same.status().str();
   ASSERT_EQ(same->cases.size(), 4u);
   EXPECT_EQ(same->cases[same->cases[3].deps[0]].display_name, "gen %n=20");
-  auto all = Expand(std::string(gen) + "name: use\nexecutable: y\ndepends_on: [{test: gen, variants: all}]\n");
+  auto all = Expand(std::string(gen) + "name: use\nexecutable: y\ndepends_on: [{test: gen, variants: all}]\nsanity: [{exit_code: 0}]\n");
   ASSERT_TRUE(all.ok()) << all.status().str();
   EXPECT_EQ(all->cases[2].deps.size(), 2u);
   e = ErrorOf(std::string(gen) +
-              "name: use\nexecutable: y\ndepends_on: [{test: gen, variants: all}]\nprerun_cmds: ['ls {deps.gen.stagedir}']\n");
+              "name: use\nexecutable: y\ndepends_on: [{test: gen, variants: all}]\nprerun_cmds: ['ls {deps.gen.stagedir}']\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(e.find("unknown placeholder '{deps.gen.stagedir}'"), std::string::npos) << e;
-  e = ErrorOf(std::string(gen) + "name: use\nexecutable: y\ndepends_on: ['gen %n=11']\n");
+  e = ErrorOf(std::string(gen) + "name: use\nexecutable: y\ndepends_on: ['gen %n=11']\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(e.find("'gen %n=11' names no variant of gen on site:gpu+gnu (variants: gen %n=10, gen %n=20)"),
             std::string::npos)
       << e;
@@ -450,6 +460,7 @@ abstract: true
 executable: x
 job_options: ['--base']
 overrides: {'site:*': {num_tasks: 2}}
+sanity: [{exit_code: 0}]
 ---
 name: child
 extends: base
@@ -462,7 +473,7 @@ overrides: {'*': {job_options: {append: ['--child']}}}
 
 TEST(Bind, SmallRules) {
   // A mapping variable without a type takes its default's.
-  auto l = Expand("name: t\nexecutable: x\nvariables: {steps: {default: 100}}\nexecutable_opts: ['{steps * 2}']\n");
+  auto l = Expand("name: t\nexecutable: x\nvariables: {steps: {default: 100}}\nexecutable_opts: ['{steps * 2}']\nsanity: [{exit_code: 0}]\n");
   ASSERT_TRUE(l.ok()) << l.status().str();
   EXPECT_EQ(l->cases[0].spec->executable_opts[0], "200");
   // PARAM=VALUE keys may hold ':'; derived variables may read num_* parameters.
@@ -474,14 +485,15 @@ overrides: {'time=1:00': {num_tasks: 3}}
 performance:
   t: {pattern: 't=(\S+)'}
   per_node: {expr: 't / num_nodes'}
+sanity: [{exit_code: 0}]
 )");
   ASSERT_TRUE(l.ok()) << l.status().str();
   EXPECT_EQ(l->cases[0].spec->num_tasks, 3);
-  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  a: {pattern: '(\\d)'}\n  b: {expr: 'a', reduce: max}\n")
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  a: {pattern: '(\\d)'}\n  b: {expr: 'a', reduce: max}\nsanity: [{exit_code: 0}]\n")
                 .find("'reduce' is for extracted values"),
             std::string::npos);
   // {name} in a custom resource's pod_selector is the object's name, left for the backend.
-  l = Expand("name: t\nexecutable: x\nk8s: {custom_resource: {plural: ipujobs, pod_selector: 'owner={name}'}}\n");
+  l = Expand("name: t\nexecutable: x\nk8s: {custom_resource: {plural: ipujobs, pod_selector: 'owner={name}'}}\nsanity: [{exit_code: 0}]\n");
   ASSERT_TRUE(l.ok()) << l.status().str();
   EXPECT_EQ(l->cases[0].spec->k8s["custom_resource"]["pod_selector"], "owner={name}");
 }

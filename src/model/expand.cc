@@ -1,6 +1,8 @@
 #include "model/expand.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <functional>
 #include <map>
 #include <regex>
@@ -8,6 +10,7 @@
 #include <sstream>
 
 #include "model/bind.h"
+#include "util/sha256.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -37,7 +40,8 @@ bool SystemTokenMatches(const std::string& tok, const PartitionView& p) {
   size_t colon = tok.find(':');
   std::string sys = tok.substr(0, colon);
   std::string part = colon == std::string::npos ? "*" : tok.substr(colon + 1);
-  return (sys == "*" || sys == p.system) && (part == "*" || part == p.partition);
+  return (sys == "*" || sys == p.system) &&
+         (part == "*" || part == p.partition || std::find(p.aliases.begin(), p.aliases.end(), part) != p.aliases.end());
 }
 
 template <typename Pred>
@@ -59,9 +63,13 @@ bool FeatureToken(const std::string& tok, const std::vector<std::string>& featur
 
 using Regexes = std::vector<std::regex>;
 
+// A -n/-x entry `/HASH` names a variant by its hashcode.
+bool IsHashPattern(const std::string& p) { return p.size() > 1 && p[0] == '/'; }
+
 Result<Regexes> CompileAll(const std::vector<std::string>& patterns, const char* option) {
   Regexes out;
   for (const auto& p : patterns) {
+    if (IsHashPattern(p)) continue;
     try {
       out.emplace_back(p, std::regex::ECMAScript | std::regex::optimize);
     } catch (const std::regex_error& e) {
@@ -199,6 +207,28 @@ std::string CaseId(const TestSpec& s, const StringPairs& params, const std::stri
 
 }  // namespace
 
+namespace {
+
+// skip_if: an expression that cannot be evaluated on a case is an error
+// (it is the test's own code, not a filter).
+Status EvaluateSkipIf(TestCase* c) {
+  const TestSpec& s = *c->spec;
+  if (s.skip_expr.empty()) return Status::OK();
+  auto e = Expr::Parse(s.skip_expr);
+  Result<Value> v = e.ok() ? e->Eval([&](const std::string& n) { return CaseValue(*c, n); }, CaseValueNames(*c))
+                           : Result<Value>(e.status());
+  if (!v.ok()) {
+    auto it = s.marks.find("skip_if");
+    return Status::Error(it != s.marks.end() ? it->second : s.mark,
+                         "skip_if: " + s.skip_expr + ": " + v.status().message() + " (case '" + c->display_name +
+                             "' on " + c->system + ":" + c->partition + "+" + c->environ + ")");
+  }
+  if (Truthy(*v)) c->skip = s.skip_reason;
+  return Status::OK();
+}
+
+}  // namespace
+
 // Keeps the cases marked in `keep` and those they depend on (transitively),
 // re-numbering the dependency links. Cases come in dependency order.
 std::vector<TestCase> KeepWithDependencies(std::vector<TestCase> all, std::vector<bool> keep) {
@@ -216,14 +246,46 @@ std::vector<TestCase> KeepWithDependencies(std::vector<TestCase> all, std::vecto
   return out;
 }
 
+namespace {
+
+std::vector<std::string> HashPatterns(const std::vector<std::string>& patterns) {
+  std::vector<std::string> out;
+  for (const auto& p : patterns)
+    if (IsHashPattern(p)) out.push_back(p.substr(1));
+  return out;
+}
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+}  // namespace
+
 Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vector<PartitionView>& partitions,
-                                          const CaseFilter& filter) {
+                                          const CaseFilter& filter, SelectionReport* report) {
+  SelectionReport local;
+  SelectionReport& rep = report ? *report : local;
+  rep = SelectionReport();
   auto names = CompileAll(filter.names, "-n/--name");
   auto excludes = CompileAll(filter.excludes, "-x/--exclude");
   auto tags = CompileAll(filter.tags, "-t/--tag");
   auto envs = CompileAll(filter.environs, "-p/--prgenv");
   for (const auto* r : {&names, &excludes, &tags, &envs})
     if (!r->ok()) return r->status();
+  std::vector<std::string> name_hashes = HashPatterns(filter.names), exclude_hashes = HashPatterns(filter.excludes);
+  for (const auto* hashes : {&name_hashes, &exclude_hashes})
+    for (const auto& h : *hashes) {
+      bool hex = h.size() == 8 && std::all_of(h.begin(), h.end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)); });
+      if (!hex)
+        return Status::Error("-n/-x '/" + h + "': a hashcode is 8 hexadecimal digits, as `hetbench list` prints "
+                                              "after a test's name (' /1a2b3c4d')");
+    }
+  std::optional<Expr> expr;
+  if (!filter.expr.empty()) {
+    auto e = Expr::Parse(filter.expr);
+    if (!e.ok()) return Status::Error("-E '" + filter.expr + "': " + e.status().message());
+    expr = std::move(e).value();
+  }
 
   auto tags_ok = [&](const TestSpec& s) {
     for (const auto& re : *tags) {
@@ -232,8 +294,26 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
     }
     return true;
   };
-  auto name_ok = [&](const std::string& dn) {
-    return (names->empty() || AnySearch(*names, dn)) && !AnySearch(*excludes, dn);
+  auto name_ok = [&](const std::string& dn, const std::string& hash) {
+    bool any_include = !names->empty() || !name_hashes.empty();
+    bool in = !any_include || AnySearch(*names, dn) || Contains(name_hashes, hash);
+    return in && !AnySearch(*excludes, dn) && !Contains(exclude_hashes, hash);
+  };
+  // -E on a bound case; a failure (an unknown name, a type error) leaves
+  // the case out and is remembered for the message.
+  std::set<std::string> known_names;
+  auto expr_ok = [&](const TestCase& c) {
+    if (!expr) return true;
+    for (const auto& n : CaseValueNames(c)) known_names.insert(n);
+    auto v = expr->Eval([&](const std::string& n) { return CaseValue(c, n); });
+    if (v.ok()) {
+      bool yes = Truthy(*v);
+      rep.expr_false += !yes;
+      return yes;
+    }
+    if (!Contains(rep.expr_errors, v.status().message()) && rep.expr_errors.size() < 5)
+      rep.expr_errors.push_back(v.status().message());
+    return false;
   };
   // 1. The tests with a case selected by name (display names need no
   //    binding), and the tests they depend on.
@@ -241,14 +321,17 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
   std::map<std::string, std::vector<std::vector<size_t>>> products;
   for (const auto& s : suite.specs) {
     if (s->abstract) continue;
+    ++rep.tests;
     auto& prod = products[s->name] = ParameterProduct(*s);
     for (const auto& index : prod) {
-      if (name_ok(DisplayName(*s, ParamValues(*s, index)))) {
+      StringPairs params = ParamValues(*s, index);
+      if (name_ok(DisplayName(*s, params), TestHashcode(s->name, params))) {
         named.insert(s->name);
         break;
       }
     }
   }
+  rep.named_tests = named.size();
   // 2. Every case of those tests, bound; selected when its name and its
   //    bound tags match.
   std::vector<TestCase> all;
@@ -259,12 +342,17 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
     for (const auto& index : products[s->name]) {
       StringPairs params = ParamValues(*s, index);
       std::string dn = DisplayName(*s, params);
-      bool name_in = named.count(s->name) && name_ok(dn);
+      std::string hash = TestHashcode(s->name, params);
+      bool name_in = named.count(s->name) && name_ok(dn, hash);
       for (const auto& p : partitions) {
         if (!ValidSystemsMatch(s->valid_systems, p)) continue;
         for (const auto& e : p.environs) {
           if (!ValidEnvironsMatch(s->valid_prog_environs, e)) continue;
-          if (!envs->empty() && !AnySearch(*envs, e.name)) continue;
+          if (name_in) ++rep.on_system;
+          if (!envs->empty() && !AnySearch(*envs, e.name)) {
+            if (name_in) ++rep.dropped_by_environ;
+            continue;
+          }
           TestCase c;
           c.params = params;
           c.param_index = index;
@@ -272,21 +360,129 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
           c.partition = p.partition;
           c.environ = e.name;
           c.display_name = dn;
+          c.hashcode = hash;
           std::string where = p.system + ":" + p.partition + "+" + e.name;
           c.id = CaseId(*s, params, where);
           Status st = BindCase(*s, p, e, &c);
+          if (st.ok()) st = EvaluateSkipIf(&c);
           if (!st.ok()) return st;
           st = LinkDependencies(*s, where, by_target, all, &c);
           if (!st.ok()) return st;
-          selected.push_back(name_in && tags_ok(*c.spec));
+          bool keep = name_in;
+          if (keep && !tags_ok(*c.spec)) {
+            keep = false;
+            ++rep.dropped_by_tag;
+          }
+          if (keep && !expr_ok(c)) {
+            keep = false;
+            ++rep.dropped_by_expr;
+          }
+          rep.selected += keep;
+          selected.push_back(keep);
           by_target[s->name + "@" + where].push_back(all.size());
           all.push_back(std::move(c));
         }
       }
     }
   }
+  if (expr) {
+    rep.expr_known.assign(known_names.begin(), known_names.end());
+    for (const auto& n : expr->names())
+      if (!known_names.count(n)) rep.expr_unknown.push_back(n);
+  }
   // 3. The selected cases and what they depend on.
   return KeepWithDependencies(std::move(all), std::move(selected));
+}
+
+namespace {
+
+std::string Quoted(const std::vector<std::string>& items, size_t max = 12) {
+  std::vector<std::string> shown;
+  for (size_t i = 0; i < items.size() && i < max; ++i) shown.push_back(items[i]);
+  std::string out = Join(shown, ", ");
+  if (items.size() > max) out += ", ... (" + std::to_string(items.size()) + " in all)";
+  return out;
+}
+
+// The first pattern of `patterns` (regexes, or /HASH) that matches none of
+// `texts`; "" when each matches something.
+std::string UnmatchedPattern(const std::vector<std::string>& patterns, const std::vector<std::string>& texts,
+                             const std::vector<std::string>& hashes) {
+  for (const auto& p : patterns) {
+    bool any = false;
+    if (IsHashPattern(p)) {
+      any = Contains(hashes, p.substr(1));
+    } else {
+      std::regex re(p, std::regex::ECMAScript);
+      for (const auto& t : texts) any = any || std::regex_search(t, re);
+    }
+    if (!any) return p;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string ExplainEmptySelection(const TestSuite& suite, const std::vector<PartitionView>& partitions,
+                                  const CaseFilter& filter, const SelectionReport& report) {
+  std::vector<std::string> tests, display_names, hashes, tags, where, environs;
+  for (const auto& s : suite.specs) {
+    if (s->abstract) continue;
+    tests.push_back(s->name);
+    for (const auto& index : ParameterProduct(*s)) {
+      StringPairs params = ParamValues(*s, index);
+      display_names.push_back(DisplayName(*s, params));
+      hashes.push_back(TestHashcode(s->name, params));
+    }
+    for (const auto& t : s->tags)
+      if (!Contains(tags, t)) tags.push_back(t);
+  }
+  std::sort(tags.begin(), tags.end());
+  for (const auto& p : partitions) {
+    where.push_back(p.system + ":" + p.partition);
+    for (const auto& e : p.environs)
+      if (!Contains(environs, e.name)) environs.push_back(e.name);
+  }
+  std::string n_tests = std::to_string(report.tests) + " loaded test" + (report.tests == 1 ? "" : "s");
+  if (report.tests == 0) return "the test files define no test (only abstract ones, or none)";
+  if (report.named_tests == 0) {
+    std::string p = UnmatchedPattern(filter.names, display_names, hashes);
+    if (!p.empty() && IsHashPattern(p))
+      return "-n '" + p + "' is the hashcode of none of the " + n_tests +
+             " (`hetbench list` prints each case's after its name)";
+    if (!p.empty()) return "-n '" + p + "' matches no test name of the " + n_tests + DidYouMean(p, tests);
+    return "-x '" + Join(filter.excludes, "', '") + "' excludes every test" +
+           (filter.names.empty() ? std::string() : " that -n selects");
+  }
+  if (report.on_system == 0)
+    return "the " + std::to_string(report.named_tests) + " selected test(s) are valid on none of the selected partitions (" +
+           Join(where, ", ") + ") with their environments: see their valid_systems and valid_prog_environs";
+  if (report.dropped_by_environ == report.on_system)
+    return "-p '" + Join(filter.environs, "', '") + "' matches no environment of the selected tests on " +
+           Join(where, ", ") + " (environments: " + Quoted(environs) + ")" +
+           DidYouMean(filter.environs.empty() ? "" : filter.environs[0], environs);
+  if (report.dropped_by_tag > 0 && report.dropped_by_expr == 0) {
+    std::string p = UnmatchedPattern(filter.tags, tags, {});
+    if (!p.empty())
+      return "-t '" + p + "' matches no tag of the " + n_tests + DidYouMean(p, tags) +
+             (tags.empty() ? " (they have no tags)" : " (tags: " + Quoted(tags) + ")");
+    return "no selected test has tags matching all of -t '" + Join(filter.tags, "', '") + "' (tags: " + Quoted(tags) +
+           ")";
+  }
+  if (report.dropped_by_expr > 0) {
+    std::string e = "-E '" + filter.expr + "'";
+    if (report.expr_false == 0 && !report.expr_unknown.empty())
+      return e + ": no case defines '" + report.expr_unknown[0] + "'" +
+             DidYouMean(report.expr_unknown[0], report.expr_known) + " (names: " + Quoted(report.expr_known, 30) + ")";
+    size_t failed = report.dropped_by_expr - report.expr_false;
+    std::string out = e + " is false for " +
+                      (failed ? "the " + std::to_string(report.expr_false) + " case(s) it could be evaluated on"
+                              : "every case the other options select");
+    if (failed)
+      out += "; on " + std::to_string(failed) + " other case(s) it failed: " + Join(report.expr_errors, "; ");
+    return out;
+  }
+  return "the options together select no case";
 }
 
 }  // namespace hb

@@ -111,6 +111,8 @@ inline Value& Value::operator=(Value&& o) noexcept {
   return *this;
 }
 
+// Python's truth value: 0, 0.0, false and "" are false (NaN is true).
+bool Truthy(const Value& v);
 const char* TypeName(Value::Type t);  // "int", "float", "bool", "str"
 
 // The text of a value as it is substituted into a string: ints as digits,

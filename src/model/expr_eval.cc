@@ -10,6 +10,15 @@
 #include "util/strings.h"
 
 namespace hb {
+
+bool Truthy(const Value& v) {
+  switch (v.type()) {
+    case Value::Type::kFloat: return v.as_float() != 0;  // NaN is true, as in Python
+    case Value::Type::kStr: return !v.as_str().empty();
+    default: return v.as_int() != 0;
+  }
+}
+
 namespace {
 
 using namespace expr_detail;
@@ -406,14 +415,6 @@ bool Evaluator::Eval(int32_t i, Value* out) {
     case Op::kCall: return Call(n, out);
   }
   return Fail(&err, "internal error: bad node");
-}
-
-bool Truthy(const Value& v) {
-  switch (v.type()) {
-    case Value::Type::kFloat: return v.as_float() != 0;  // NaN is true, as in Python
-    case Value::Type::kStr: return !v.as_str().empty();
-    default: return v.as_int() != 0;
-  }
 }
 
 bool Evaluator::Truth(int32_t i, bool* out) {

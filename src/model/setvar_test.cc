@@ -13,6 +13,7 @@ abstract: true
 executable: ./a.out
 parameters:
   threads: [1, 2]
+sanity: [{exit_code: 0}]
 ---
 name: stream
 extends: base
@@ -21,6 +22,7 @@ valid_systems: ['*']
 ---
 name: other
 executable: echo
+sanity: [{exit_code: 0}]
 )";
 
 Result<TestSuite> Load(const std::vector<std::string>& args) {

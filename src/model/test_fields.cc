@@ -9,6 +9,7 @@
 #include "check/sanity.h"
 #include "model/test_loader.h"
 #include "config/site_config.h"
+#include "model/expr.h"
 #include "model/placeholder.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -523,10 +524,10 @@ const std::map<std::string, bool BuildSpec::*>& BuildBools() {
 }
 
 // The build system types (those of build/build_system.cc's
-// BuildSystemNames(), and none).
+// BuildSystemNames(), and none); CustomBuild, ReFrame's name, is Custom.
 const std::vector<std::string>& BuildTypes() {
-  static const std::vector<std::string> k = {"none",      "SingleSource", "Make",      "CMake",
-                                             "Autotools", "Spack",        "EasyBuild", "Custom"};
+  static const std::vector<std::string> k = {"none",      "SingleSource", "Make",      "CMake",      "Autotools",
+                                             "Spack",     "EasyBuild",    "Custom",    "CustomBuild"};
   return k;
 }
 
@@ -574,7 +575,7 @@ Status ParseBuild(const YAML::Node& n, const std::string& f, TestSpec* s) {
   if (n.IsScalar()) {  // shorthand: build_system: Make
     std::string type;
     Status st = CheckChoice(n, f, "build_system", BuildTypes(), &type);
-    b.type = type == "none" ? "" : type;
+    b.type = type == "none" ? "" : type == "CustomBuild" ? "Custom" : type;
     return st;
   }
   if (!n.IsMap()) return Err(n, f, "build_system: expected a mapping such as {type: SingleSource, source: x.c}");
@@ -585,6 +586,7 @@ Status ParseBuild(const YAML::Node& n, const std::string& f, TestSpec* s) {
     Status st = ParseBuildKey(key, kv.second, f, &b);
     if (!st.ok()) return st;
   }
+  if (b.type == "CustomBuild") b.type = "Custom";
   if (b.type.empty()) return Err(n, f, "build_system: 'type' is required (one of " + Join(BuildTypes(), ", ") + ")");
   if (b.type == "none") b.type = "";
   if (b.type == "SingleSource" && b.source.empty())
@@ -779,6 +781,28 @@ Status ParseDependsOn(const YAML::Node& n, const std::string& f, TestSpec* s) {
   return Status::OK();
 }
 
+// `skip_if: {expr: EXPR, reason: TEXT}` (ReFrame's skip_if()).
+Status ParseSkipIf(const YAML::Node& n, const std::string& f, TestSpec* s) {
+  if (!n.IsMap() || !n["expr"])
+    return Err(n, f, "skip_if: expected {expr: EXPR, reason: TEXT}, e.g. {expr: 'num_gpus_per_node == 0', reason: "
+                     "'needs GPUs'}");
+  for (const auto& kv : n)
+    if (kv.first.Scalar() != "expr" && kv.first.Scalar() != "reason")
+      return Err(kv.first, f, "skip_if: unknown key '" + kv.first.Scalar() + "'; expected expr and reason");
+  auto e = YamlString(n["expr"], f, "skip_if: expr");
+  if (!e.ok()) return e.status();
+  auto parsed = Expr::Parse(*e);
+  if (!parsed.ok()) return Err(n["expr"], f, "skip_if: expr: " + parsed.status().message());
+  s->skip_expr = *e;
+  s->skip_reason = "skip_if: " + *e;
+  if (n["reason"]) {
+    auto r = YamlString(n["reason"], f, "skip_if: reason");
+    if (!r.ok()) return r.status();
+    s->skip_reason = *r;
+  }
+  return Status::OK();
+}
+
 // `k8s`: a mapping kept as JSON; the Kubernetes backend checks its keys.
 Status ParseK8s(const YAML::Node& n, const std::string& f, TestSpec* s) {
   if (!n.IsMap()) return Err(n, f, "k8s: expected a mapping of Kubernetes settings, got " + YamlTypeName(n));
@@ -804,6 +828,10 @@ const std::map<std::string, Handler>& Handlers() {
       {"modules", ParseModules},
       {"prerun_cmds", StringList(&TestSpec::prerun_cmds, "prerun_cmds")},
       {"postrun_cmds", StringList(&TestSpec::postrun_cmds, "postrun_cmds")},
+      {"prebuild_cmds", StringList(&TestSpec::prebuild_cmds, "prebuild_cmds")},
+      {"postbuild_cmds", StringList(&TestSpec::postbuild_cmds, "postbuild_cmds")},
+      {"local", Bool(&TestSpec::local, "local")},
+      {"skip_if", ParseSkipIf},
       {"sourcesdir", ParseSourcesDir},
       {"build_system", ParseBuild},
       {"num_tasks", Count(&TestSpec::num_tasks, "num_tasks", 1)},
@@ -894,6 +922,22 @@ Status FinishTestSpec(TestSpec* spec, bool check_required) {
     SourceMark m = spec->mark;
     return Status::Error(m, "test '" + spec->name + "' has no 'executable' (the program to run)");
   }
+  if (check_required && spec->build.type.empty() && !spec->abstract &&
+      (!spec->prebuild_cmds.empty() || !spec->postbuild_cmds.empty())) {
+    const char* key = spec->prebuild_cmds.empty() ? "postbuild_cmds" : "prebuild_cmds";
+    auto it = spec->marks.find(key);
+    return Status::Error(it != spec->marks.end() ? it->second : spec->mark,
+                         std::string(key) + ": the test has no build_system, so there is no build for them to run "
+                                            "around: use prerun_cmds, or build_system: {type: CustomBuild, commands: "
+                                            "[...]}");
+  }
+  // As ReFrame, a test must say how its output shows success: without a
+  // sanity check any run that exits 0 would pass.
+  if (check_required && spec->sanity.empty() && !spec->abstract)
+    return Status::Error(spec->mark, "test '" + spec->name +
+                                         "' has no sanity check: add one that its output shows success, e.g. "
+                                         "sanity: [{pattern: 'Solution Validates'}], or, to rely on the exit code "
+                                         "alone, sanity: [{exit_code: 0}]");
   return Status::OK();
 }
 

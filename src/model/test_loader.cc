@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -38,7 +39,36 @@ struct RawTest {
   SourceMark mark;
 };
 
-Result<std::vector<std::string>> CollectFiles(const std::vector<std::string>& paths, bool recursive) {
+// A folder hetbench writes under its prefix: stage/, output/, perflogs/
+// or reports/ (the first two hold a folder per session,
+// YYYYMMDDTHHMMSS-PID).
+bool IsPrefixFolder(const fs::path& dir) {
+  static const std::regex kSession(R"(\d{8}T\d{6}-\d+)");
+  std::string name = dir.filename().string();
+  std::string parent = dir.parent_path().filename().string();
+  if ((parent == "stage" || parent == "output") && std::regex_match(name, kSession)) return true;
+  if (name == "perflogs" || name == "reports") {
+    std::error_code ec;
+    // Only hetbench's: beside a stage/ or output/ folder.
+    return fs::is_directory(dir.parent_path() / "stage", ec) || fs::is_directory(dir.parent_path() / "output", ec);
+  }
+  return false;
+}
+
+// Why a YAML file found in a folder is not tests, or "".
+std::string NotTests(const std::vector<YAML::Node>& docs) {
+  if (docs.empty()) return "";
+  const YAML::Node& d = docs[0];
+  if (!d.IsMap() || d["name"] || d["tests"]) return "";
+  if (d["systems"] || d["environments"]) return "a site configuration, not tests";
+  if (d["apiVersion"] && d["kind"]) return "a Kubernetes object or kubeconfig, not tests";
+  return "";
+}
+
+// The files to read; those found in folders (not named) go in `found_in_folder`.
+Result<std::vector<std::string>> CollectFiles(const std::vector<std::string>& paths, bool recursive,
+                                              std::vector<std::string>* skipped,
+                                              std::set<std::string>* found_in_folder) {
   std::vector<std::string> files;
   for (const auto& p : paths) {
     std::error_code ec;
@@ -46,10 +76,20 @@ Result<std::vector<std::string>> CollectFiles(const std::vector<std::string>& pa
       std::vector<std::string> found;
       auto add = [&](const fs::directory_entry& e) {
         auto ext = e.path().extension().string();
-        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml")) found.push_back(e.path().string());
+        if (!e.is_regular_file() || (ext != ".yaml" && ext != ".yml")) return;
+        found.push_back(e.path().string());
+        found_in_folder->insert(e.path().string());
       };
       if (recursive) {
-        for (const auto& e : fs::recursive_directory_iterator(p, ec)) add(e);
+        for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
+             it.increment(ec)) {
+          if (it->is_directory() && IsPrefixFolder(it->path())) {
+            skipped->push_back(it->path().string() + "/: hetbench's own output, not tests");
+            it.disable_recursion_pending();
+            continue;
+          }
+          add(*it);
+        }
       } else {
         for (const auto& e : fs::directory_iterator(p, ec)) add(e);
       }
@@ -326,16 +366,29 @@ Result<TestSuite> BuildSuite(const std::vector<RawTest>& raws, std::vector<std::
 }  // namespace
 
 Result<TestSuite> LoadTests(const std::vector<std::string>& paths, const LoadOptions& opts) {
-  auto files = CollectFiles(paths, opts.recursive);
+  std::vector<std::string> skipped;
+  std::set<std::string> in_folder;
+  auto files = CollectFiles(paths, opts.recursive, &skipped, &in_folder);
   if (!files.ok()) return files.status();
   std::vector<RawTest> raws;
+  std::vector<std::string> read;
   for (const auto& f : *files) {
     auto docs = LoadYamlFile(f);
     if (!docs.ok()) return docs.status();
+    if (in_folder.count(f)) {
+      std::string why = NotTests(*docs);
+      if (!why.empty()) {
+        skipped.push_back(f + ": " + why);
+        continue;
+      }
+    }
+    read.push_back(f);
     Status st = ReadDocuments(*docs, f, &raws);
     if (!st.ok()) return st;
   }
-  return BuildSuite(raws, *files, opts.setvars);
+  auto suite = BuildSuite(raws, read, opts.setvars);
+  if (suite.ok()) suite->skipped = std::move(skipped);
+  return suite;
 }
 
 Result<TestSuite> LoadTestsFromString(const std::string& text, const std::string& file, const LoadOptions& opts) {

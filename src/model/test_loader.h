@@ -26,6 +26,9 @@ namespace hb {
 struct TestSuite {
   std::vector<std::unique_ptr<TestSpec>> specs;  // load order, abstract ones included
   std::vector<std::string> files;
+  // Files found in folders that were left out, each with why ("site.yaml:
+  // a site configuration, not tests"), for `-v`.
+  std::vector<std::string> skipped;
 
   const TestSpec* Find(const std::string& name) const;
 };
@@ -36,6 +39,12 @@ struct LoadOptions {
 };
 
 // `paths` are files or folders (a folder contributes its *.yaml / *.yml).
+// In folders, YAML files that are not tests are skipped (TestSuite::
+// skipped): site configurations (a mapping with `systems` or
+// `environments` and no `name`), Kubernetes objects and kubeconfigs
+// (`apiVersion` and `kind`), and everything in a hetbench prefix's
+// stage/, output/, perflogs/ and reports/ session folders. A file named
+// on the command line is always read as tests.
 Result<TestSuite> LoadTests(const std::vector<std::string>& paths, const LoadOptions& opts = {});
 
 // Loads tests from YAML text (for tests and tools); `file` names it in messages.

@@ -68,7 +68,7 @@ reference:
 }
 
 TEST(TestLoader, ValidEnvironsIsAnAlias) {
-  auto r = LoadTestsFromString("name: a\nexecutable: x\nvalid_environs: [gnu]\n", "t.yaml");
+  auto r = LoadTestsFromString("name: a\nexecutable: x\nvalid_environs: [gnu]\nsanity: [{exit_code: 0}]\n", "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(r->specs[0]->valid_prog_environs, std::vector<std::string>{"gnu"});
 }
@@ -80,6 +80,7 @@ abstract: true
 executable: train
 executable_opts: [--epochs, '2']
 tags: [ml]
+sanity: [{exit_code: 0}]
 ---
 name: resnet_gpu
 extends: resnet_base
@@ -105,6 +106,7 @@ name: b
 abstract: true
 tags: [io]
 executable: echo
+sanity: [{exit_code: 0}]
 ---
 name: q
 extends: b
@@ -120,14 +122,14 @@ extends: b
 }
 
 TEST(TestLoader, TestsListForm) {
-  auto r = LoadTestsFromString("tests:\n  - {name: a, executable: x}\n  - {name: b, executable: y}\n", "t.yaml");
+  auto r = LoadTestsFromString("tests:\n  - {name: a, executable: x, sanity: [{exit_code: 0}]}\n  - {name: b, executable: y, sanity: [{exit_code: 0}]}\n", "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(r->specs.size(), 2u);
 }
 
 TEST(TestLoader, ModulesInEveryFormWithPlaceholders) {
   auto r = LoadTestsFromString(
-      "name: a\nexecutable: x\nparameters: {ver: ['12']}\n"
+      "name: a\nexecutable: x\nparameters: {ver: ['12']}\nsanity: [{exit_code: 0}]\n"
       "modules: ['gcc/{ver}', {name: PrgEnv-gnu, swap: PrgEnv-cray}, {name: darshan, unload: true},\n"
       "          {name: mpich, path: /opt/mf}, {name: coll, collection: true}]\n"
       "---\nname: b\nextends: a\n",
@@ -145,31 +147,31 @@ TEST(TestLoader, ModulesInEveryFormWithPlaceholders) {
 
 TEST(TestLoader, LauncherAndItsOptions) {
   auto r = LoadTestsFromString(
-      "name: a\nexecutable: train.py\nparameters: {port: ['29600']}\nlauncher: torchrun\n"
-      "launcher_options: ['--master_port={port}', --max_restarts=0]\n---\nname: b\nexecutable: x\n",
+      "name: a\nexecutable: train.py\nparameters: {port: ['29600']}\nlauncher: torchrun\nsanity: [{exit_code: 0}]\n"
+      "launcher_options: ['--master_port={port}', --max_restarts=0]\n---\nname: b\nexecutable: x\nsanity: [{exit_code: 0}]\n",
       "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(r->specs[0]->launcher, "torchrun");
   EXPECT_EQ(r->specs[0]->launcher_options, (std::vector<std::string>{"--master_port={port}", "--max_restarts=0"}));
   EXPECT_EQ(r->specs[1]->launcher, "");  // the partition's
   EXPECT_TRUE(r->specs[1]->launcher_options.empty());
-  Status st = LoadError("name: a\nexecutable: x\nlauncher_options: ['--master_port={prot}']\n");
+  Status st = LoadError("name: a\nexecutable: x\nlauncher_options: ['--master_port={prot}']\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(st.message().find("unknown placeholder '{prot}'"), std::string::npos) << st.str();
 }
 
 // ---- Every bad-input case names file:line:column and what was expected.
 
 TEST(TestLoaderErrors, BadModules) {
-  EXPECT_EQ(LoadError("name: a\nexecutable: x\nmodules: gcc\n").str(),
+  EXPECT_EQ(LoadError("name: a\nexecutable: x\nmodules: gcc\nsanity: [{exit_code: 0}]\n").str(),
             "t.yaml:3:10: modules: expected a list, got a scalar 'gcc'");
-  EXPECT_EQ(LoadError("name: a\nexecutable: x\nmodules: [{name: gcc, swop: x}]\n").str(),
+  EXPECT_EQ(LoadError("name: a\nexecutable: x\nmodules: [{name: gcc, swop: x}]\nsanity: [{exit_code: 0}]\n").str(),
             "t.yaml:3:23: unknown key 'swop' in module of test 'a', did you mean 'swap'?");
-  EXPECT_EQ(LoadError("name: a\nexecutable: x\nmodules: ['gcc/{vers}']\n").str(),
+  EXPECT_EQ(LoadError("name: a\nexecutable: x\nmodules: ['gcc/{vers}']\nsanity: [{exit_code: 0}]\n").str(),
             "t.yaml:3:11: modules: unknown placeholder '{vers}' (write {{ and }} for literal braces)");
 }
 
 TEST(TestLoaderErrors, MalformedYaml) {
-  Status st = LoadError("name: a\nexecutable: [x\n");
+  Status st = LoadError("name: a\nexecutable: [x\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.mark().file, "t.yaml");
   EXPECT_GT(st.mark().line, 0);
   EXPECT_NE(st.str().find("invalid YAML"), std::string::npos) << st.str();
@@ -186,14 +188,14 @@ TEST(TestLoaderErrors, UnknownNestedKey) {
 }
 
 TEST(TestLoaderErrors, WrongType) {
-  Status st = LoadError("name: a\nexecutable: x\nnum_tasks: many\n");
+  Status st = LoadError("name: a\nexecutable: x\nnum_tasks: many\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.str(), "t.yaml:3:12: num_tasks: expected an integer, got a scalar 'many'");
-  st = LoadError("name: a\nexecutable: x\ntags: {a: b}\n");
+  st = LoadError("name: a\nexecutable: x\ntags: {a: b}\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.str(), "t.yaml:3:7: tags: expected a list of strings, got a mapping");
 }
 
 TEST(TestLoaderErrors, BadDuration) {
-  Status st = LoadError("name: a\nexecutable: x\ntime_limit: 10x\n");
+  Status st = LoadError("name: a\nexecutable: x\ntime_limit: 10x\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.mark().line, 3);
   EXPECT_EQ(st.mark().column, 13);
   EXPECT_NE(st.message().find("'10x' is not a duration"), std::string::npos) << st.str();
@@ -203,12 +205,12 @@ TEST(TestLoaderErrors, InvalidRegex) {
   Status st = LoadError("name: a\nexecutable: x\nsanity:\n  - pattern: 'a(b'\n");
   EXPECT_EQ(st.mark().line, 4);
   EXPECT_NE(st.message().find("a(b"), std::string::npos) << st.str();
-  st = LoadError("name: a\nexecutable: x\nperformance:\n  v: {pattern: 'x[', unit: s}\n");
+  st = LoadError("name: a\nexecutable: x\nperformance:\n  v: {pattern: 'x[', unit: s}\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.mark().line, 4);
 }
 
 TEST(TestLoaderErrors, UnknownPlaceholder) {
-  Status st = LoadError("name: a\nexecutable: x\nparameters: {threads: [1]}\nexecutable_opts: ['{thread}']\n");
+  Status st = LoadError("name: a\nexecutable: x\nparameters: {threads: [1]}\nexecutable_opts: ['{thread}']\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.mark().line, 4);
   EXPECT_NE(st.message().find("unknown placeholder '{thread}', did you mean 'threads'?"), std::string::npos)
       << st.str();
@@ -216,20 +218,20 @@ TEST(TestLoaderErrors, UnknownPlaceholder) {
 
 TEST(TestLoaderErrors, NonPlaceholderBracesAreFine) {
   auto r = LoadTestsFromString(
-      "name: a\nexecutable: x\nexecutable_opts: ['${HOME}', \"awk '{print $1}'\", '{{literal}}']\n"
+      "name: a\nexecutable: x\nexecutable_opts: ['${HOME}', \"awk '{print $1}'\", '{{literal}}']\nsanity: [{exit_code: 0}]\n"
       "sanity:\n  - {pattern: '\\d{3}'}\n",
       "t.yaml");
   EXPECT_TRUE(r.ok()) << r.status().str();
 }
 
 TEST(TestLoaderErrors, DuplicateNames) {
-  Status st = LoadError("name: a\nexecutable: x\n---\nname: a\nexecutable: y\n");
-  EXPECT_EQ(st.str(), "t.yaml:4:7: duplicate test name 'a' (first defined at t.yaml:1:7)");
+  Status st = LoadError("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\n---\nname: a\nexecutable: y\nsanity: [{exit_code: 0}]\n");
+  EXPECT_EQ(st.str(), "t.yaml:5:7: duplicate test name 'a' (first defined at t.yaml:1:7)");
 }
 
 TEST(TestLoaderErrors, ExtendsUnknown) {
-  Status st = LoadError("name: base\nexecutable: x\n---\nname: b\nextends: bsae\n");
-  EXPECT_EQ(st.str(), "t.yaml:5:10: extends: there is no test named 'bsae', did you mean 'base'?");
+  Status st = LoadError("name: base\nexecutable: x\nsanity: [{exit_code: 0}]\n---\nname: b\nextends: bsae\n");
+  EXPECT_EQ(st.str(), "t.yaml:6:10: extends: there is no test named 'bsae', did you mean 'base'?");
 }
 
 TEST(TestLoaderErrors, ExtendsCycle) {
@@ -239,26 +241,26 @@ TEST(TestLoaderErrors, ExtendsCycle) {
 
 TEST(TestLoaderErrors, DependencyCycle) {
   Status st = LoadError(
-      "name: a\nexecutable: x\ndepends_on: [b]\n---\nname: b\nexecutable: x\ndepends_on: [c]\n---\n"
-      "name: c\nexecutable: x\ndepends_on: [a]\n");
+      "name: a\nexecutable: x\ndepends_on: [b]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\ndepends_on: [c]\nsanity: [{exit_code: 0}]\n---\n"
+      "name: c\nexecutable: x\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(st.message().find("dependency cycle a -> b -> c -> a"), std::string::npos) << st.str();
   EXPECT_GT(st.mark().line, 0);
 }
 
 TEST(TestLoaderErrors, UnknownDependency) {
-  Status st = LoadError("name: a\nexecutable: x\ndepends_on: [bb]\n---\nname: b\nexecutable: x\n");
+  Status st = LoadError("name: a\nexecutable: x\ndepends_on: [bb]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.str(), "t.yaml:3:1: depends_on: there is no test named 'bb', did you mean 'b'?");
 }
 
 TEST(TestLoaderErrors, ReferenceThresholdOutOfRange) {
-  Status st = LoadError("name: a\nexecutable: x\nperformance: {v: {pattern: 'v=(\\d+)'}}\n"
+  Status st = LoadError("name: a\nexecutable: x\nperformance: {v: {pattern: 'v=(\\d+)'}}\nsanity: [{exit_code: 0}]\n"
                         "reference: {'*': {v: [10, 0.5, null]}}\n");
-  EXPECT_EQ(st.mark().line, 4);
+  EXPECT_EQ(st.mark().line, 5);
   EXPECT_NE(st.message().find("lower"), std::string::npos) << st.str();
 }
 
 TEST(TestLoaderErrors, ReferenceToUnknownVariable) {
-  Status st = LoadError("name: a\nexecutable: x\nperformance: {triad: {pattern: 'v=(\\d+)'}}\n"
+  Status st = LoadError("name: a\nexecutable: x\nperformance: {triad: {pattern: 'v=(\\d+)'}}\nsanity: [{exit_code: 0}]\n"
                         "reference: {'*': {traid: [10, -0.1, null]}}\n");
   EXPECT_NE(st.message().find("'traid' is not a performance variable"), std::string::npos) << st.str();
   EXPECT_NE(st.message().find("did you mean 'triad'?"), std::string::npos) << st.str();
@@ -278,6 +280,7 @@ executable: x
 valid_systems: ['sys:cpu', '+gpu']
 valid_prog_environs: ['gnu', '+cuda']
 parameters: {a: [1, 2], b: [x, y, z]}
+sanity: [{exit_code: 0}]
 )", "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   std::vector<PartitionView> parts = {
@@ -303,11 +306,13 @@ TEST(Expand, DependenciesArePulledInAndLinked) {
   auto r = LoadTestsFromString(R"(
 name: build
 executable: x
+sanity: [{exit_code: 0}]
 ---
 name: run
 executable: y
 depends_on: [build]
 parameters: {n: [1, 2]}
+sanity: [{exit_code: 0}]
 )", "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   std::vector<PartitionView> parts = {{"s", "p", {}, {{"e", {}}}}};
@@ -322,7 +327,7 @@ parameters: {n: [1, 2]}
 }
 
 TEST(Expand, TagsAndExcludes) {
-  auto r = LoadTestsFromString("name: a\nexecutable: x\ntags: [quick, mem]\n---\nname: b\nexecutable: x\ntags: [slow]\n",
+  auto r = LoadTestsFromString("name: a\nexecutable: x\ntags: [quick, mem]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\ntags: [slow]\nsanity: [{exit_code: 0}]\n",
                                "t.yaml");
   ASSERT_TRUE(r.ok());
   std::vector<PartitionView> parts = {{"s", "p", {}, {{"e", {}}}}};
@@ -347,6 +352,7 @@ namespace {
 
 TEST(TestLoader, ContainerPlatformMapping) {
   auto r = LoadTestsFromString("name: c\n"
+                               "sanity: [{exit_code: 0}]\n"
                                "image: ubuntu:22.04\n"
                                "container_platform:\n"
                                "  type: apptainer\n"
@@ -372,7 +378,7 @@ TEST(TestLoader, ContainerPlatformMapping) {
 }
 
 TEST(TestLoader, ContainerPlatformShorthandAndDefault) {
-  auto r = LoadTestsFromString("name: c\nexecutable: ./a\ncontainer_platform: default\n", "t.yaml");
+  auto r = LoadTestsFromString("name: c\nexecutable: ./a\ncontainer_platform: default\nsanity: [{exit_code: 0}]\n", "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_TRUE(r->specs[0]->container.enabled);
   EXPECT_EQ(r->specs[0]->container.platform, "");
@@ -380,17 +386,18 @@ TEST(TestLoader, ContainerPlatformShorthandAndDefault) {
 }
 
 TEST(TestLoaderErrors, UnknownContainerPlatform) {
-  Status st = LoadError("name: a\nexecutable: x\ncontainer_platform: Dockr\n");
+  Status st = LoadError("name: a\nexecutable: x\ncontainer_platform: Dockr\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.str(), "t.yaml:3:21: container_platform: unknown container platform 'Dockr', did you mean "
                       "'Docker'? (known: Apptainer, Docker, Podman, Sarus, Shifter, Singularity, or default for "
                       "the partition's default)");
-  st = LoadError("name: a\nexecutable: x\ncontainer_platform: {type: Docker, mount_points: [/a]}\n");
+  st = LoadError("name: a\nexecutable: x\ncontainer_platform: {type: Docker, mount_points: [/a]}\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.str(), "t.yaml:3:51: container_platform: mount_points: expected [host path, container path], "
                       "got a scalar '/a'");
 }
 
 TEST(TestLoader, BuildSystemsAndBuildJob) {
   auto r = LoadTestsFromString("name: s\n"
+                               "sanity: [{exit_code: 0}]\n"
                                "executable: zlib-test\n"
                                "build_locally: false\n"
                                "build_time_limit: 30m\n"
@@ -401,10 +408,12 @@ TEST(TestLoader, BuildSystemsAndBuildJob) {
                                "  emit_load_cmds: false\n"
                                "---\n"
                                "name: e\n"
+                               "sanity: [{exit_code: 0}]\n"
                                "executable: x\n"
                                "build_system: {type: EasyBuild, easyconfigs: [z.eb], package_opts: {type: rpm}}\n"
                                "---\n"
                                "name: a\n"
+                               "sanity: [{exit_code: 0}]\n"
                                "executable: x\n"
                                "build_system: {type: Autotools, config_opts: [--with-x], make_opts: [all]}\n",
                                "t.yaml");
@@ -420,10 +429,10 @@ TEST(TestLoader, BuildSystemsAndBuildJob) {
 }
 
 TEST(TestLoaderErrors, UnknownBuildSystem) {
-  Status st = LoadError("name: a\nexecutable: x\nbuild_system:\n  type: autotool\n");
+  Status st = LoadError("name: a\nexecutable: x\nbuild_system:\n  type: autotool\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.str(), "t.yaml:4:9: build_system: type: 'autotool' is not one of none, SingleSource, Make, CMake, "
-                      "Autotools, Spack, EasyBuild, Custom, did you mean 'Autotools'?");
-  st = LoadError("name: a\nexecutable: x\nbuild_system: {type: EasyBuild}\n");
+                      "Autotools, Spack, EasyBuild, Custom, CustomBuild, did you mean 'Autotools'?");
+  st = LoadError("name: a\nexecutable: x\nbuild_system: {type: EasyBuild}\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.str(), "t.yaml:3:15: build_system: EasyBuild needs 'easyconfigs', the easyconfig files to build");
 }
 

@@ -108,6 +108,15 @@ struct TestSpec {
   // placeholders in names are filled in.
   std::vector<ModuleSpec> modules;
   std::vector<std::string> prerun_cmds, postrun_cmds;
+  // Build script commands before and after the build system's (ReFrame's
+  // prebuild_cmds/postbuild_cmds); only with a build_system.
+  std::vector<std::string> prebuild_cmds, postbuild_cmds;
+  // local: true runs the job with the local scheduler on this host (the
+  // login node), not as a batch job (ReFrame's `local`).
+  bool local = false;
+  // skip_if: the case ends `skip` with skip_reason when skip_expr is true
+  // (model/expr.h, with CaseValue's names); evaluated after binding.
+  std::string skip_expr, skip_reason;
   std::string sourcesdir;  // absolute, or "" for none
   BuildSpec build;
   bool build_locally = true;  // false: the build is a job of the partition's scheduler
@@ -164,6 +173,8 @@ struct TestCase {
   StringPairs loggable;
   std::string system, partition, environ;
   std::string display_name;  // "stream %threads=2"
+  std::string hashcode;      // ReFrame's: 8 hex digits of the variant (util/sha256.h)
+  std::string skip;          // why skip_if skips the case ("" = it runs)
   std::string id;
   std::vector<size_t> deps;  // indices into the case list this case waits for
   // Dependencies with no case on this partition and environment; the case is

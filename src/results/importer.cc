@@ -13,7 +13,7 @@
 
 #include "check/reference.h"
 #include "results/run_report.h"
-#include "results/sha256.h"
+#include "util/sha256.h"
 #include "results/sqlite_stmt.h"
 #include "results/store.h"
 #include "util/fs.h"

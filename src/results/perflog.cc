@@ -1,6 +1,7 @@
 #include "results/perflog.h"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,14 +9,16 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <map>
 #include <set>
 
 #include "results/pyformat.h"
-#include "results/sha256.h"
+#include "util/sha256.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -23,19 +26,64 @@ namespace hb {
 
 namespace {
 
-using Attrs = std::map<std::string, std::string>;
+using Json = nlohmann::ordered_json;
+using Attrs = std::map<std::string, std::string>;  // name -> rendered text
+
+// ---- what a record may name (reframe/core/pipeline.py, logging.py) ----
+
+// ReFrame's loggable test attributes that hetbench does not record: a format
+// naming one is an error. (All are in the builtin ignore_keys.)
+const std::set<std::string>& UnrecordedTestAttrs() {
+  static const std::set<std::string> k = {
+      "check_build_locally",  "check_build_time_limit", "check_executable",     "check_executable_opts",
+      "check_keep_files",     "check_local",            "check_max_pending_time", "check_postbuild_cmds",
+      "check_postrun_cmds",   "check_prebuild_cmds",    "check_prerun_cmds",    "check_readonly_files",
+      "check_sourcepath",     "check_sourcesdir",       "check_strict_check",   "check_time_limit",
+      "check_valid_prog_environs", "check_valid_systems"};
+  return k;
+}
+
+// Python's LogRecord attributes that only make sense inside ReFrame's own
+// process (where it logged from, its threads).
+const std::set<std::string>& UnrecordedLogAttrs() {
+  static const std::set<std::string> k = {"args",      "exc_info", "exc_text",    "filename",        "funcName",
+                                          "lineno",    "module",   "msecs",       "pathname",        "process",
+                                          "processName", "relativeCreated", "stack_info", "taskName", "thread",
+                                          "threadName"};
+  return k;
+}
+
+// What format_perfvars may name (CheckFieldFormatter._format_perf).
+const std::vector<std::string>& PerfFields() {
+  static const std::vector<std::string> k = {"check_perf_var",         "check_perf_value",
+                                             "check_perf_unit",        "check_perf_ref",
+                                             "check_perf_lower_thres", "check_perf_upper_thres",
+                                             "check_perf_result"};
+  return k;
+}
+
+// Attributes whose value is a list or a mapping (not for folder names).
+bool Structured(const std::string& name) {
+  static const std::set<std::string> k = {"check_env_vars", "check_extra_resources", "check_job_nodelist",
+                                          "check_maintainers", "check_modules", "check_tags",
+                                          "check_perfvalues", "check_variables", "check_#ALL"};
+  return k.count(name) > 0;
+}
+
+bool Unrecorded(const std::string& name) {
+  return UnrecordedTestAttrs().count(name) > 0 || UnrecordedLogAttrs().count(name) > 0;
+}
+
+Status NotRecorded(const std::string& key, const std::string& name) {
+  return Status::Error(key + ": %(" + name + ")s: hetbench does not record this attribute, so it cannot "
+                       "be written as ReFrame would; remove it");
+}
 
 // ---- ReFrame's names for a test (reframe/core/pipeline.py) ----
 
 std::string DisplayName(const CaseResult& c) { return c.display_name.empty() ? c.name : c.display_name; }
 
-// hashcode: sha256 of the base name then each sorted "param=value", 8 hex digits.
-std::string Hashcode(const CaseResult& c) {
-  std::vector<std::string> params;
-  for (const auto& [k, v] : c.parameters) params.push_back(k + "=" + v);
-  std::sort(params.begin(), params.end());
-  return Sha256Hex(c.name + Join(params, "")).substr(0, 8);
-}
+std::string Hashcode(const CaseResult& c) { return TestHashcode(c.name, c.parameters); }
 
 // short_name: the unique name for simple tests, <class>_<hashcode> else.
 std::string ShortName(const CaseResult& c) {
@@ -52,14 +100,29 @@ std::string Info(const CaseResult& c) {
   return DisplayName(c) + " /" + Hashcode(c) + " @" + c.system + ":" + c.partition + "+" + c.environ;
 }
 
-// ---- the record's attributes, typed as ReFrame has them ----
+// osext.osgroup(): the name of the process's group, or None.
+Json OsGroup() {
+  group gr{}, *found = nullptr;
+  char buf[4096];
+  if (getgrgid_r(getgid(), &gr, buf, sizeof buf, &found) != 0 || !found) return nullptr;
+  return found->gr_name;
+}
 
-using Json = nlohmann::ordered_json;
+double WallClock() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// ---- the record's attributes, typed as ReFrame has them ----
 
 Json IntOrNull(int n) { return n > 0 ? Json(n) : Json(nullptr); }
 Json TimeOrNull(double t) { return t > 0 ? Json(t) : Json(nullptr); }
 Json StrOrNull(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
 Json ListOrNull(const std::vector<std::string>& v) { return v.empty() ? Json(nullptr) : Json(v); }
+// A number the user most likely wrote as an int stays one (PyNumber).
+Json Number(double v) {
+  return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15 ? Json(static_cast<long long>(v)) : Json(v);
+}
 
 Json EnvVars(const CaseResult& c) {
   Json o = Json::object();
@@ -71,18 +134,34 @@ double CompletionTime(const CaseResult& c) {
   return c.job_completion_time > 0 ? c.job_completion_time : c.end_time;
 }
 
-// time.strftime(datefmt, time.localtime(t)) with ReFrame's "%:z" (+HH:MM).
+// _format_time_rfc3339: time.strftime(datefmt) of the local time t, with
+// "%:z" as +HH:MM and, as datetime.strftime does, "%f" as microseconds.
 std::string FormatTime(double t, const std::string& datefmt) {
   if (t <= 0) return "null";
-  time_t secs = static_cast<time_t>(std::floor(t));
+  double whole = std::floor(t);
+  long usec = std::lround((t - whole) * 1e6);
+  if (usec >= 1000000) whole += 1, usec -= 1000000;
+  time_t secs = static_cast<time_t>(whole);
   struct tm tm {};
   localtime_r(&secs, &tm);
-  char tz[16] = "";
+  char tz[16] = "", us[16];
   strftime(tz, sizeof tz, "%z", &tm);
   std::string z = tz;
   if (z.size() == 5) z = z.substr(0, 3) + ":" + z.substr(3);
-  std::string fmt = ReplaceAll(datefmt, "%:z", z);
-  char buf[256];
+  std::snprintf(us, sizeof us, "%06ld", usec);
+  std::string fmt;
+  for (size_t i = 0; i < datefmt.size(); ++i) {
+    if (datefmt[i] != '%' || i + 1 == datefmt.size()) {
+      fmt += datefmt[i];
+    } else if (datefmt[i + 1] == 'f') {
+      fmt += us, ++i;
+    } else if (datefmt.compare(i + 1, 2, ":z") == 0) {
+      fmt += z, i += 2;
+    } else {
+      fmt += datefmt.substr(i, 2), ++i;  // %% stays for strftime
+    }
+  }
+  char buf[1024];
   size_t n = strftime(buf, sizeof buf, fmt.c_str(), &tm);
   return std::string(buf, n);
 }
@@ -115,17 +194,53 @@ PerflogAttrs LoggableAttrs(const CaseResult& c) {
       {"check_outputdir", StrOrNull(c.outputdir)},
       {"check_partition", c.partition},
       {"check_perfvalues", ""},  // expanded with format_perfvars
+      {"check_prefix", c.file.empty() ? Json(nullptr) : Json(AbsPath(DirName(c.file)))},
       {"check_short_name", ShortName(c)},
       {"check_stagedir", StrOrNull(c.stagedir)},
       {"check_system", c.system},
       {"check_tags", Json(c.tags)},
       {"check_unique_name", UniqueName(c)},
       {"check_use_multithreading", nullptr},
+      {"check_variables", EnvVars(c)},  // ReFrame's deprecated alias of env_vars
   };
   // Parameters and loggable variables are loggable attributes too; a test
   // attribute wins a clash.
   for (const auto& [k, v] : c.parameters) a.emplace("check_" + k, v);
   for (const auto& [k, v] : c.variables) a.emplace("check_" + k, v);
+  return a;
+}
+
+// One variable's check_perf_* fields, typed (pipeline.py's perfvalues:
+// value, ref, lower, upper, unit, result; ref 0 and no thresholds without
+// a reference, which assert_reference then passes).
+PerflogAttrs PerfFieldAttrs(const PerfResult& p) {
+  const std::optional<Reference>& r = p.reference;
+  return {{"check_perf_var", p.name},
+          {"check_perf_value", p.value},
+          {"check_perf_unit", p.unit},
+          {"check_perf_ref", r ? Number(r->value) : Json(0)},
+          {"check_perf_lower_thres", r && r->lower ? Number(*r->lower) : Json(nullptr)},
+          {"check_perf_upper_thres", r && r->upper ? Number(*r->upper) : Json(nullptr)},
+          {"check_perf_result", p.verdict == "fail" ? "fail" : "pass"}};
+}
+
+// The record of one case as a handler formats it: PerflogAttributes, the
+// logging module's own attributes, and (multiline) one variable's
+// check_perf_* (LoggerAdapter.log_result); null where ReFrame has None.
+PerflogAttrs RecordAttrs(const PerflogFormat& fmt, const SessionInfo& s, const CaseResult& c, const PerfResult* var,
+                         double now) {
+  PerflogAttrs a = PerflogAttributes(s, c);
+  a["asctime"] = FormatTime(now, fmt.datefmt);  // RFC3339Formatter.formatTime
+  a["created"] = now;
+  a["levelname"] = "info";
+  a["levelno"] = 20;
+  a["name"] = "reframe";
+  a["msg"] = a["message"];
+  // LoggerAdapter's extras hold check_perf_* as None, except _result.
+  for (const auto& f : PerfFields())
+    if (f != "check_perf_result") a[f] = nullptr;
+  if (var)
+    for (auto& [k, v] : PerfFieldAttrs(*var)) a[k] = v;
   return a;
 }
 
@@ -139,13 +254,13 @@ std::string Xfmt(const Json& v) {
   return Join(items, ",");
 }
 
-// Everything a format may name, rendered: PerflogAttributes, with
-// check_job_completion_time in the handler's datefmt.
-Attrs AllAttrs(const PerflogFormat& fmt, const SessionInfo& s, const CaseResult& c) {
-  Attrs a;
-  for (const auto& [k, v] : PerflogAttributes(s, c)) a[k] = Xfmt(v);
-  a["check_job_completion_time"] = FormatTime(CompletionTime(c), fmt.datefmt);
-  return a;
+// Python's '%s' % v for the values a record holds raw.
+std::string PyStr(const Json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "None";
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  if (v.is_number_float()) return PyFloatRepr(v.get<double>());
+  return PyJsonDumps(v);  // integers (lists and mappings never get here)
 }
 
 // ---- the '%' format language: %(name)s placeholders and %% ----
@@ -168,6 +283,30 @@ std::vector<Placeholder> Placeholders(const std::string& fmt) {
     i = end;
   }
   return out;
+}
+
+// The names of `fmt`'s placeholders, or an error at the first '%' that is
+// neither %% nor %(name)s (Python's %-formatting knows more: widths,
+// flags, other conversions; ReFrame's header and record code do not).
+Result<std::vector<std::string>> ScanFormat(const std::string& fmt, const std::string& key) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%') continue;
+    if (fmt.compare(i, 2, "%%") == 0) {
+      ++i;
+      continue;
+    }
+    size_t close = fmt.compare(i, 2, "%(") == 0 ? fmt.find(')', i + 2) : std::string::npos;
+    if (close == std::string::npos || close + 1 >= fmt.size() || fmt[close + 1] != 's') {
+      std::string at = fmt.substr(i, std::min<size_t>(close == std::string::npos ? 2 : close - i + 2, 40));
+      return Status::Error(key + ": '" + at + "' at offset " + std::to_string(i) +
+                           ": hetbench writes %(name)s placeholders and %% only (as ReFrame's perflog "
+                           "header does); write a literal '%' as %%");
+    }
+    names.push_back(fmt.substr(i + 2, close - i - 2));
+    i = close + 1;
+  }
+  return names;
 }
 
 // fmt % values: unknown check_ names render as null (ReFrame sets them to
@@ -206,15 +345,17 @@ std::string GuessDelim(const std::string& fmt) {
   return delims.size() == 1 ? std::string(1, *delims.begin()) : "|";
 }
 
+bool Ignored(const PerflogFormat& fmt, const std::string& name) {
+  return std::find(fmt.ignore_keys.begin(), fmt.ignore_keys.end(), name) != fmt.ignore_keys.end();
+}
+
 // Replaces %(check_#ALL)s with the sorted loggable attributes less ignore_keys.
 std::string ExpandAll(const PerflogFormat& fmt, const CaseResult& c) {
   const std::string kAll = "%(check_#ALL)s";
   if (fmt.format.find(kAll) == std::string::npos) return fmt.format;
   std::vector<std::string> names;
   for (const auto& [name, value] : LoggableAttrs(c)) {  // std::map: sorted
-    if (std::find(fmt.ignore_keys.begin(), fmt.ignore_keys.end(), name) == fmt.ignore_keys.end()) {
-      names.push_back("%(" + name + ")s");
-    }
+    if (!Ignored(fmt, name)) names.push_back("%(" + name + ")s");
   }
   return ReplaceAll(fmt.format, kAll, Join(names, GuessDelim(fmt.format)));
 }
@@ -234,23 +375,43 @@ void AppendPerfHeader(std::string& header, const PerflogFormat& fmt, const CaseR
   }
 }
 
-// One format_perfvars group per variable, joined by its last character.
+// One format_perfvars group per variable, joined by its last character;
+// the fields as Python's %s writes them.
 std::string PerfValues(const PerflogFormat& fmt, const CaseResult& c) {
   const std::string& pf = fmt.format_perfvars;
   std::string body = pf.empty() ? "" : pf.substr(0, pf.size() - 1);
   std::string delim = pf.empty() ? "" : pf.substr(pf.size() - 1);
   std::vector<std::string> chunks;
   for (const auto& p : c.perf) {
-    const std::optional<Reference>& r = p.reference;
-    std::string lower = r && r->lower ? PyNumber(*r->lower) : "None";
-    std::string upper = r && r->upper ? PyNumber(*r->upper) : "None";
-    Attrs v = {{"check_perf_var", p.name},           {"check_perf_value", PyFloatRepr(p.value)},
-               {"check_perf_unit", p.unit},          {"check_perf_ref", r ? PyNumber(r->value) : "0"},
-               {"check_perf_lower_thres", lower},    {"check_perf_upper_thres", upper},
-               {"check_perf_lower", lower},          {"check_perf_upper", upper}};
+    Attrs v;
+    for (const auto& [k, val] : PerfFieldAttrs(p)) v[k] = PyStr(val);
     chunks.push_back(Substitute(body, v));
   }
   return Join(chunks, delim);
+}
+
+// The record rendered for `format` (CheckFieldFormatter.formatMessage).
+Attrs FormatValues(const PerflogFormat& fmt, const PerflogAttrs& record, const CaseResult& c) {
+  Attrs a;
+  for (const auto& [k, v] : record) a[k] = StartsWith(k, "check_") ? Xfmt(v) : PyStr(v);
+  a["check_job_completion_time"] = FormatTime(CompletionTime(c), fmt.datefmt);
+  a["check_perfvalues"] = PerfValues(fmt, c);
+  return a;
+}
+
+// The folder of a record: prefix % record.__dict__ (MultiFileHandler.emit),
+// the raw values as Python's %s; asctime and message are not set yet.
+Result<std::string> FolderFor(const std::string& prefix, PerflogAttrs record) {
+  record.erase("asctime");
+  record.erase("message");
+  Attrs raw;
+  for (const auto& [k, v] : record) raw[k] = PyStr(v);
+  auto names = ScanFormat(prefix, "prefix");
+  if (!names.ok()) return names.status();
+  for (const auto& n : *names)
+    if (!raw.count(n))
+      return Status::Error("logging failed: unknown placeholder in filename pattern: '" + n + "'");
+  return Substitute(prefix, raw);
 }
 
 // ---- appending to the file ----
@@ -323,11 +484,12 @@ Status Rotate(const std::string& path) {
   return Status::OK();
 }
 
-// One attempt: Ok(true) when `line` was written, Ok(false) to try again.
-Result<bool> TryAppend(const std::string& path, const std::string& header, const std::string& line) {
+// One attempt: Ok(true) when `lines` were written, Ok(false) to try again.
+// `fresh` empties a file of the same header first (append: false).
+Result<bool> TryAppend(const std::string& path, const std::string& header, const std::string& lines, bool fresh) {
   Fd f;
   f.fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
-  if (f.fd < 0 && errno == ENOENT) return CreateWith(path, header + "\n" + line);
+  if (f.fd < 0 && errno == ENOENT) return CreateWith(path, header + "\n" + lines);
   if (f.fd < 0) return Errno("open", path);
   while (::flock(f.fd, LOCK_EX) != 0) {
     if (errno != EINTR) return Errno("lock", path);
@@ -338,14 +500,15 @@ Result<bool> TryAppend(const std::string& path, const std::string& header, const
     if (!st.ok()) return st;
     return false;
   }
-  Status st = WriteAll(f.fd, line, path);
+  if (fresh && ::ftruncate(f.fd, 0) != 0) return Errno("truncate", path);
+  Status st = WriteAll(f.fd, fresh ? header + "\n" + lines : lines, path);
   if (!st.ok()) return st;
   return true;
 }
 
-Status AppendWithHeader(const std::string& path, const std::string& header, const std::string& line) {
+Status AppendWithHeader(const std::string& path, const std::string& header, const std::string& lines, bool fresh) {
   for (int attempt = 0; attempt < 20; ++attempt) {
-    Result<bool> done = TryAppend(path, header, line);
+    Result<bool> done = TryAppend(path, header, lines, fresh);
     if (!done.ok()) return done.status();
     if (*done) return Status::OK();
   }
@@ -354,14 +517,62 @@ Status AppendWithHeader(const std::string& path, const std::string& header, cons
 
 }  // namespace
 
+Status CheckPerflogFormat(const PerflogFormat& fmt) {
+  auto names = ScanFormat(fmt.format, "format");
+  if (!names.ok()) return names.status();
+  for (const auto& n : *names) {
+    if (n != "check_#ALL") {
+      if (Unrecorded(n)) return NotRecorded("format", n);
+      continue;
+    }
+    std::vector<std::string> missing;
+    for (const auto& u : UnrecordedTestAttrs())
+      if (!Ignored(fmt, u)) missing.push_back(u);
+    if (!missing.empty())
+      return Status::Error("format: %(check_#ALL)s would include " + Join(missing, ", ") +
+                           ", which hetbench does not record; list them in ignore_keys (as ReFrame's "
+                           "builtin handler does)");
+  }
+  auto perf = ScanFormat(fmt.format_perfvars, "format_perfvars");
+  if (!perf.ok()) return perf.status();
+  for (const auto& n : *perf)
+    if (std::find(PerfFields().begin(), PerfFields().end(), n) == PerfFields().end())
+      return Status::Error("format_perfvars: %(" + n + ")s: only " + Join(PerfFields(), ", ") +
+                           " are known here (ReFrame fails on other names)");
+  return Status::OK();
+}
+
+Status CheckFilelogConfig(const FilelogConfig& cfg) {
+  Status st = CheckPerflogFormat(cfg.fmt);
+  if (!st.ok()) return st;
+  auto names = ScanFormat(cfg.prefix, "prefix");
+  if (!names.ok()) return names.status();
+  PerflogAttrs known = RecordAttrs(cfg.fmt, SessionInfo(), CaseResult(), nullptr, 0);
+  for (const auto& n : *names) {
+    if (Unrecorded(n)) return NotRecorded("prefix", n);
+    if (Structured(n))
+      return Status::Error("prefix: %(" + n + ")s is a list or a mapping; name folders by text or numbers "
+                           "(e.g. %(check_system)s/%(check_partition)s)");
+    if (n == "asctime" || n == "message")
+      return Status::Error("prefix: %(" + n + ")s is not known when ReFrame picks the file");
+    if (!StartsWith(n, "check_") && !known.count(n))
+      return Status::Error("prefix: unknown placeholder %(" + n + ")s");
+  }
+  return Status::OK();
+}
+
 PerflogAttrs PerflogAttributes(const SessionInfo& s, const CaseResult& c) {
   PerflogAttrs a = LoggableAttrs(c);
   a["check_result"] = c.result;
   a["check_job_completion_time"] = FormatTime(CompletionTime(c), "%FT%T%:z");
   a["check_info"] = Info(c);
+  bool failed = c.result != "pass";
+  a["check_fail_phase"] = failed ? StrOrNull(c.fail_stage) : Json(nullptr);
+  a["check_fail_reason"] = failed ? StrOrNull(c.fail_reason) : Json(nullptr);
   a["version"] = s.version;
   a["hostname"] = s.hostname;
   a["osuser"] = s.user;
+  a["osgroup"] = OsGroup();
   // LoggerAdapter.log_performance's message.
   a["message"] = "sent by " + s.user;
   return a;
@@ -387,19 +598,49 @@ std::string PerflogHeader(const PerflogFormat& fmt, const CaseResult& c) {
   return header;
 }
 
+std::vector<std::string> PerflogRecords(const PerflogFormat& fmt, const SessionInfo& session, const CaseResult& c) {
+  double now = WallClock();
+  std::string expanded = ExpandAll(fmt, c);
+  std::vector<std::string> out;
+  if (!fmt.multiline || c.perf.empty()) {
+    out.push_back(Substitute(expanded, FormatValues(fmt, RecordAttrs(fmt, session, c, nullptr, now), c)));
+    return out;
+  }
+  for (const auto& p : c.perf)
+    out.push_back(Substitute(expanded, FormatValues(fmt, RecordAttrs(fmt, session, c, &p, now), c)));
+  return out;
+}
+
 std::string PerflogRecord(const PerflogFormat& fmt, const SessionInfo& session, const CaseResult& c) {
-  Attrs a = AllAttrs(fmt, session, c);
-  a["check_perfvalues"] = PerfValues(fmt, c);
-  return Substitute(ExpandAll(fmt, c), a);
+  PerflogFormat one = fmt;
+  one.multiline = false;
+  return PerflogRecords(one, session, c).front();
+}
+
+Status FilelogHandler::Log(const SessionInfo& session, const CaseResult& c) {
+  if (!ShouldLogPerformance(c)) return Status::OK();
+  std::string header = PerflogHeader(cfg_.fmt, c);
+  std::vector<std::string> lines = PerflogRecords(cfg_.fmt, session, c);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const PerfResult* var = cfg_.fmt.multiline && i < c.perf.size() ? &c.perf[i] : nullptr;
+    auto folder = FolderFor(cfg_.prefix, RecordAttrs(cfg_.fmt, session, c, var, 0));
+    if (!folder.ok()) return folder.status();
+    std::string path = JoinPath(JoinPath(cfg_.basedir, *folder), c.name + ".log");
+    Status st = MakeDirs(DirName(path));
+    bool fresh = !cfg_.append && !started_.count(path);
+    if (st.ok()) st = AppendWithHeader(path, header, lines[i] + "\n", fresh);
+    if (!st.ok()) return st;
+    started_.insert(path);
+  }
+  return Status::OK();
 }
 
 Status AppendPerflog(const std::string& basedir, const SessionInfo& session, const CaseResult& c,
                      const PerflogFormat& fmt) {
-  if (!ShouldLogPerformance(c)) return Status::OK();
-  std::string path = PerflogPath(basedir, c);
-  Status st = MakeDirs(DirName(path));
-  if (!st.ok()) return st;
-  return AppendWithHeader(path, PerflogHeader(fmt, c), PerflogRecord(fmt, session, c) + "\n");
+  FilelogConfig cfg;
+  cfg.fmt = fmt;
+  cfg.basedir = basedir;
+  return FilelogHandler(cfg).Log(session, c);
 }
 
 Status AppendPerflog(const std::string& basedir, const SessionInfo& session, const CaseResult& c) {

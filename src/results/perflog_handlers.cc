@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "results/store.h"  // ExpandVars
+#include "util/fs.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -136,55 +138,162 @@ Result<SyslogConfig> ParseSyslog(const HandlerFields& f) {
                           f.String("format", &cfg.fmt.format), f.String("format_perfvars", &cfg.fmt.format_perfvars),
                           f.String("datefmt", &cfg.fmt.datefmt)});
   if (!st.ok()) return st;
-  st = CheckSyslogConfig(cfg);
+  st = CheckPerflogFormat(cfg.fmt);
+  if (st.ok()) st = CheckSyslogConfig(cfg);
   if (!st.ok()) return st.Prefixed(f.where());
   return cfg;
 }
 
+// The handler, or null when it is to receive nothing (its level), or when
+// (syslog) its socket cannot be opened: a warning, and the run goes on.
+Result<std::unique_ptr<HttpJsonHandler>> MakeHttpJson(const Json& h, const HandlerFields& f,
+                                                      const PerflogHandlerOptions& opts, bool receives,
+                                                      std::vector<std::string>* warnings) {
+  auto cfg = ParseHttpJson(h, f, opts);
+  if (!cfg.ok()) return cfg.status();
+  if (!receives) return std::unique_ptr<HttpJsonHandler>();
+  auto transport = opts.transport ? opts.transport() : MakeCurlTransport();
+  if (!transport.ok()) return transport.status().Prefixed(f.where());
+  if (cfg->debug) warnings->push_back("httpjson: running in debug mode; no data will be sent to the server");
+  return std::make_unique<HttpJsonHandler>(std::move(cfg.value()), std::move(transport.value()));
+}
+
+Result<std::unique_ptr<SyslogHandler>> MakeSyslog(const HandlerFields& f, bool receives,
+                                                  std::vector<std::string>* warnings) {
+  auto cfg = ParseSyslog(f);
+  if (!cfg.ok()) return cfg.status();
+  if (!receives) return std::unique_ptr<SyslogHandler>();
+  auto handler = SyslogHandler::Open(*cfg);
+  if (handler.ok()) return handler;
+  warnings->push_back(handler.status().str() + "; this handler is left out");
+  return std::unique_ptr<SyslogHandler>();
+}
+
+// _create_filelog_handler: basedir (and prefix) with environment variables
+// expanded, basedir under the system's prefix; ReFrame's schema defaults
+// for what a listed handler leaves out.
+Result<FilelogConfig> ParseFilelog(const Json& h, const HandlerFields& f, const PerflogHandlerOptions& opts,
+                                   bool multiline) {
+  FilelogConfig cfg;
+  cfg.fmt.format = "%(message)s";
+  cfg.fmt.format_perfvars = "";
+  cfg.fmt.ignore_keys.clear();
+  cfg.fmt.multiline = multiline;
+  cfg.basedir = "./perflogs";
+  bool locking = false;
+  std::string lock_mode;
+  Status st = FirstError(
+      {f.CheckKeys({"basedir", "prefix", "append", "ignore_keys", "locking_enable", "locking_file_mode"}),
+       f.String("format", &cfg.fmt.format), f.String("format_perfvars", &cfg.fmt.format_perfvars),
+       f.String("datefmt", &cfg.fmt.datefmt), f.String("basedir", &cfg.basedir),
+       f.String("prefix", &cfg.prefix, true), f.Bool("append", &cfg.append),
+       f.StringList("ignore_keys", &cfg.fmt.ignore_keys), f.Bool("locking_enable", &locking),
+       f.String("locking_file_mode", &lock_mode)});
+  if (!st.ok()) return st;
+  if (lock_mode.find_first_not_of("01234567") != std::string::npos)
+    return f.Error("locking_file_mode", "an octal mode such as '664'");
+  cfg.prefix = ExpandVars(cfg.prefix, ProcessEnv);
+  std::string base = opts.basedir.empty() ? ExpandVars(cfg.basedir, ProcessEnv) : opts.basedir;
+  cfg.basedir = AbsPath(StartsWith(base, "/") ? base : JoinPath(opts.prefix, base));
+  st = CheckFilelogConfig(cfg);
+  if (!st.ok()) return st.Prefixed(f.where());
+  return cfg;
+}
+
+Status CheckLoggingKeys(const Json& logging) {
+  static const std::vector<std::string> kKeys = {"level",    "perflog_compat", "perflog_multiline", "handlers",
+                                                 "handlers$", "handlers_perflog", "target_systems"};
+  for (const auto& [k, v] : logging.items())
+    if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end())
+      return Status::Error("logging: unknown key '" + k + "'" + DidYouMean(k, kKeys));
+  for (const char* k : {"perflog_compat", "perflog_multiline"})
+    if (logging.contains(k) && !logging[k].is_boolean())
+      return Status::Error(std::string("logging: ") + k + ": expected true or false, got " + logging[k].dump());
+  return Status::OK();
+}
+
 }  // namespace
+
+Status PerflogHandlers::Add(const Json& h, size_t i, const PerflogHandlerOptions& opts, int logger_level,
+                            bool multiline) {
+  if (!h.is_object() || !h.contains("type") || !h["type"].is_string())
+    return Status::Error("logging: handlers_perflog[" + std::to_string(i) + "]: expected a mapping with 'type'");
+  HandlerFields f(h, i);
+  std::string type = h["type"].get<std::string>();
+  for (const char* k : {"perflog_compat", "perflog_multiline"})
+    if (h.contains(k))
+      return f.Fail(std::string(k) + ": a key of the logging entry, beside handlers_perflog, not of a handler");
+  if (type == "file" || type == "stream" || type == "graylog") return Status::OK();
+  if (type != "filelog" && type != "httpjson" && type != "syslog")
+    return Status::Error("logging: handlers_perflog[" + std::to_string(i) + "]: unknown handler type '" + type +
+                         "'" + DidYouMean(type, {"filelog", "httpjson", "syslog", "file", "stream", "graylog"}));
+  bool ok = true;
+  int level = LevelValue(h.value("level", Json("info")), &ok);
+  if (!ok) return f.Error("level", "a level name (critical, error, warning, info, verbose, debug, debug2)");
+  bool receives = level <= 20 && logger_level <= 20;
+  if (type == "filelog") {
+    auto cfg = ParseFilelog(h, f, opts, multiline);
+    if (!cfg.ok()) return cfg.status();
+    if (receives) files_.push_back(std::make_unique<FilelogHandler>(std::move(cfg.value())));
+    return Status::OK();
+  }
+  if (multiline && receives)
+    return f.Fail("logging: perflog_multiline (perflog_compat): hetbench writes one record per performance "
+                  "variable to filelog handlers only; this handler would get one per case");
+  if (type == "httpjson") {
+    auto handler = MakeHttpJson(h, f, opts, receives, &warnings_);
+    if (!handler.ok()) return handler.status();
+    if (*handler) http_.push_back(std::move(handler.value()));
+    return Status::OK();
+  }
+  auto handler = MakeSyslog(f, receives, &warnings_);
+  if (!handler.ok()) return handler.status();
+  if (*handler) syslog_.push_back(std::move(handler.value()));
+  return Status::OK();
+}
 
 Result<std::unique_ptr<PerflogHandlers>> PerflogHandlers::Create(const Json& logging,
                                                                  const PerflogHandlerOptions& opts) {
+  auto fail = [&](const Status& st) -> Status {
+    return opts.config_files.size() == 1 ? Status::Error(SourceMark{opts.config_files[0]}, st.message()) : st;
+  };
   auto out = std::make_unique<PerflogHandlers>();
-  if (!logging.is_object() || !logging.contains("handlers_perflog")) return out;
-  const Json& list = logging["handlers_perflog"];
-  if (!list.is_array()) return Status::Error("logging: handlers_perflog: expected a list of handlers");
+  const Json entry = logging.is_object() ? logging : Json::object();
+  Status st = CheckLoggingKeys(entry);
+  if (!st.ok()) return fail(st);
+  bool ok = true;
+  int logger_level = LevelValue(entry.value("level", Json("undefined")), &ok);
+  if (!ok) return fail(Status::Error("logging: level: expected a level name, got " + entry["level"].dump()));
+  const Json list = entry.value("handlers_perflog", Json::array());
+  if (!list.is_array()) return fail(Status::Error("logging: handlers_perflog: expected a list of handlers"));
+  bool multiline = entry.value("perflog_multiline", false) || entry.value("perflog_compat", false);
+  bool any_filelog = false;
   for (size_t i = 0; i < list.size(); ++i) {
-    const Json& h = list[i];
-    if (!h.is_object() || !h.contains("type") || !h["type"].is_string())
-      return Status::Error("logging: handlers_perflog[" + std::to_string(i) + "]: expected a mapping with 'type'");
-    HandlerFields f(h, i);
-    std::string type = h["type"].get<std::string>();
-    if (type != "httpjson" && type != "syslog") continue;
-    bool ok = true;
-    int level = LevelValue(h.value("level", Json("info")), &ok);
-    if (!ok) return f.Error("level", "a level name (critical, error, warning, info, verbose, debug, debug2)");
-    if (type == "httpjson") {
-      auto cfg = ParseHttpJson(h, f, opts);
-      if (!cfg.ok()) return cfg.status();
-      if (level > 20) continue;
-      auto transport = opts.transport ? opts.transport() : MakeCurlTransport();
-      if (!transport.ok()) return transport.status().Prefixed(f.where());
-      if (cfg->debug)
-        out->warnings_.push_back("httpjson: running in debug mode; no data will be sent to the server");
-      out->http_.push_back(std::make_unique<HttpJsonHandler>(std::move(cfg.value()), std::move(transport.value())));
-    } else {
-      auto cfg = ParseSyslog(f);
-      if (!cfg.ok()) return cfg.status();
-      if (level > 20) continue;
-      auto handler = SyslogHandler::Open(*cfg);
-      if (!handler.ok()) {
-        out->warnings_.push_back(handler.status().str() + "; this handler is left out");
-        continue;
-      }
-      out->syslog_.push_back(std::move(handler.value()));
-    }
+    st = out->Add(list[i], i, opts, logger_level, multiline);
+    if (!st.ok()) return fail(st);
+    any_filelog |= list[i]["type"] == "filelog";
+  }
+  if (!any_filelog && logger_level <= 20) {  // ReFrame's builtin handler (settings.py)
+    FilelogConfig builtin;
+    builtin.fmt.multiline = multiline;
+    builtin.basedir = AbsPath(opts.basedir.empty() ? JoinPath(opts.prefix, "perflogs") : opts.basedir);
+    out->files_.push_back(std::make_unique<FilelogHandler>(std::move(builtin)));
   }
   return out;
 }
 
+std::vector<std::string> PerflogHandlers::FilelogDirs() const {
+  std::vector<std::string> dirs;
+  for (const auto& f : files_) dirs.push_back(f->config().basedir);
+  return dirs;
+}
+
 void PerflogHandlers::Log(const SessionInfo& s, const CaseResult& c) {
   if (!ShouldLogPerformance(c)) return;
+  for (auto& f : files_) {
+    Status st = f->Log(s, c);
+    if (!st.ok()) warnings_.push_back("perflog: " + st.str());
+  }
   for (auto& h : http_) h->Log(s, c);
   for (auto& h : syslog_) {
     Status st = h->Log(s, c);

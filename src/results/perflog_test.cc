@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <grp.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
+
+#include <cmath>
 
 #include <thread>
 
@@ -147,6 +151,123 @@ TEST_F(PerflogTest, CustomFormats) {
   fmt.datefmt = "%FT%T%:z";
   EXPECT_EQ(PerflogRecord(fmt, session_, c),
             "stream_test /2e15a047 @pseudo-cluster:compute+gnu|100% null None|t=2024-02-21T22:51:16+00:00");
+}
+
+TEST_F(PerflogTest, EveryAttributeHetbenchKnows) {
+  CaseResult c = TutorialCase("gnu", "65", 1708555874.6122677, 1708555876.746763, 21116.7, 14813.0);
+  c.name = "stream";
+  c.display_name = "stream %threads=2";
+  c.parameters = {{"threads", "2"}};
+  c.variables = {{"spec", "stream@5.10 +openmp stream_array_size=64000000"}};
+  c.exit_code = 0;
+  c.nodelist = {"n1", "n2"};
+  c.result = "fail";
+  c.fail_stage = "performance";
+  c.fail_reason = "triad below reference";
+  session_.hostname = "login1";
+  session_.user = "alice";
+  PerflogFormat fmt;
+  fmt.format =
+      "%(check_system)s|%(check_partition)s|%(check_environ)s|%(osuser)s|%(hostname)s|%(version)s|"
+      "%(check_display_name)s|%(check_threads)s|%(check_spec)s|%(check_result)s|%(check_fail_phase)s|"
+      "%(check_fail_reason)s|%(check_jobid)s|%(check_job_exitcode)s|%(check_job_nodelist)s|"
+      "%(check_job_submit_time)s|%(check_job_completion_time_unix)s|%(levelname)s|%(levelno)s|%(name)s|"
+      "%(message)s|%(check_perf_value)s|%(check_other_test_var)s|%(other)s";
+  ASSERT_TRUE(CheckPerflogFormat(fmt).ok()) << CheckPerflogFormat(fmt).str();
+  EXPECT_EQ(PerflogRecord(fmt, session_, c),
+            "pseudo-cluster|compute|gnu|alice|login1|0.1.0|stream %threads=2|2|"
+            "stream@5.10 +openmp stream_array_size=64000000|fail|performance|triad below reference|65|0|n1,n2|"
+            "1708555874.6122677|1708555876.746763|info|20|reframe|sent by alice|null|null|None");
+  // osgroup is the process's group, as osext.osgroup() reads it.
+  fmt.format = "%(osgroup)s";
+  const group* gr = getgrgid(getgid());
+  ASSERT_NE(gr, nullptr);
+  EXPECT_EQ(PerflogRecord(fmt, session_, c), gr->gr_name);
+  // asctime and created: the time of the record, in datefmt and as a float.
+  fmt.format = "%(created)s %(asctime)s";
+  fmt.datefmt = "%s";
+  double before = std::floor(static_cast<double>(time(nullptr)));
+  std::vector<std::string> got = Split(PerflogRecord(fmt, session_, c), ' ');
+  double after = static_cast<double>(time(nullptr)) + 1;
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_GE(std::stod(got[0]), before);
+  EXPECT_LE(std::stod(got[0]), after);
+  EXPECT_EQ(got[1], std::to_string(static_cast<long long>(std::floor(std::stod(got[0])))));
+}
+
+TEST_F(PerflogTest, DatefmtWithMicrosecondsAndUtcOffset) {
+  setenv("TZ", "XYZ-2", 1);  // POSIX: two hours east of UTC
+  tzset();
+  CaseResult c = TutorialCase("gnu", "65", 1708555874.6122677, 1708555876.746763, 21116.7, 14813.0);
+  PerflogFormat fmt;
+  fmt.format = "%(check_job_completion_time)s";
+  fmt.datefmt = "%FT%T.%f%:z (%%f)";
+  EXPECT_EQ(PerflogRecord(fmt, session_, c), "2024-02-22T00:51:16.746763+02:00 (%f)");
+}
+
+TEST_F(PerflogTest, PrefixNamesTheFolders) {
+  FilelogConfig cfg;
+  cfg.basedir = dir_.path();
+  cfg.prefix = "%(check_system)s/%(check_environ)s-%(check_arch)s";
+  cfg.fmt.format = "%(check_environ)s";
+  ASSERT_TRUE(CheckFilelogConfig(cfg).ok()) << CheckFilelogConfig(cfg).str();
+  FilelogHandler h(cfg);
+  CaseResult c = TutorialCase("gnu", "65", 1708555874.6122677, 1708555876.746763, 21116.7, 14813.0);
+  c.variables = {{"arch", "zen3"}};
+  ASSERT_TRUE(h.Log(session_, c).ok());
+  EXPECT_EQ(*ReadFile(dir_ / "pseudo-cluster/gnu-zen3/stream_test.log"), "environ\ngnu\n");
+  // As in ReFrame, a case without that attribute cannot be logged there.
+  c.variables.clear();
+  Status st = h.Log(session_, c);
+  EXPECT_EQ(st.str(), "logging failed: unknown placeholder in filename pattern: 'check_arch'");
+}
+
+TEST_F(PerflogTest, AppendFalseStartsEachFileAfreshOncePerRun) {
+  FilelogConfig cfg;
+  cfg.basedir = dir_.path();
+  cfg.append = false;
+  cfg.fmt.format = "%(check_environ)s|%(check_perfvalues)s";
+  cfg.fmt.format_perfvars = "%(check_perf_value)s|";
+  CaseResult gnu = TutorialCase("gnu", "65", 1, 2, 1.5, 2.5);
+  CaseResult clang = TutorialCase("clang", "66", 1, 2, 3.5, 4.5);
+  const std::string header = "environ|copy_bw_value|triad_bw_value\n";
+  for (int run = 0; run < 2; ++run) {
+    FilelogHandler h(cfg);  // one run
+    ASSERT_TRUE(h.Log(session_, gnu).ok());
+    ASSERT_TRUE(h.Log(session_, clang).ok());
+    EXPECT_EQ(Log(gnu), header + "gnu|1.5|2.5\nclang|3.5|4.5\n") << "run " << run;
+  }
+  EXPECT_FALSE(PathExists(PerflogPath(dir_.path(), gnu) + ".h0")) << "same header: emptied, not rotated";
+  // Another header: the old file is kept aside, as with append: true.
+  cfg.fmt.format = "%(check_environ)s";
+  FilelogHandler h(cfg);
+  ASSERT_TRUE(h.Log(session_, gnu).ok());
+  EXPECT_EQ(Log(gnu), "environ\ngnu\n");
+  EXPECT_EQ(*ReadFile(PerflogPath(dir_.path(), gnu) + ".h0"), header + "gnu|1.5|2.5\nclang|3.5|4.5\n");
+}
+
+TEST_F(PerflogTest, FormatsHetbenchCannotHonourAreErrors) {
+  EXPECT_TRUE(CheckPerflogFormat(PerflogFormat()).ok()) << "ReFrame's builtin handler";
+  PerflogFormat fmt;
+  fmt.format = "%(check_result)s|100%";
+  EXPECT_NE(CheckPerflogFormat(fmt).str().find("format: '%' at offset 20"), std::string::npos)
+      << CheckPerflogFormat(fmt).str();
+  fmt.format = "%(check_result)s|%(lineno)s";
+  EXPECT_EQ(CheckPerflogFormat(fmt).str(),
+            "format: %(lineno)s: hetbench does not record this attribute, so it cannot be written as ReFrame "
+            "would; remove it");
+  fmt.format = "%(check_#ALL)s";
+  fmt.ignore_keys = {"check_build_locally"};
+  EXPECT_EQ(CheckPerflogFormat(fmt).str(),
+            "format: %(check_#ALL)s would include check_build_time_limit, check_executable, check_executable_opts, "
+            "check_keep_files, check_local, check_max_pending_time, check_postbuild_cmds, check_postrun_cmds, "
+            "check_prebuild_cmds, check_prerun_cmds, check_readonly_files, check_sourcepath, check_sourcesdir, "
+            "check_strict_check, check_time_limit, check_valid_prog_environs, check_valid_systems, which hetbench "
+            "does not record; list them in ignore_keys (as ReFrame's builtin handler does)");
+  fmt = PerflogFormat();
+  fmt.format_perfvars = "%(check_perf_value)s|%(check_perf_lower)s|";
+  EXPECT_NE(CheckPerflogFormat(fmt).str().find("format_perfvars: %(check_perf_lower)s: only check_perf_var"),
+            std::string::npos);
 }
 
 TEST_F(PerflogTest, HeaderChangeRotatesTheOldFile) {

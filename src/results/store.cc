@@ -15,7 +15,7 @@
 #include <set>
 #include <thread>
 
-#include "results/sha256.h"
+#include "util/sha256.h"
 #include "results/sqlite_stmt.h"
 #include "results/store_internal.h"
 #include "util/fs.h"

@@ -14,7 +14,7 @@
 #include <map>
 #include <thread>
 
-#include "results/sha256.h"
+#include "util/sha256.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "util/test_temp_dir.h"

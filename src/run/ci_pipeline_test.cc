@@ -12,16 +12,19 @@ namespace {
 const char* kTests = R"(
 name: build
 executable: echo
+sanity: [{exit_code: 0}]
 ---
 name: run
 executable: echo
 parameters:
   n: [1, 2]
 depends_on: [build]
+sanity: [{exit_code: 0}]
 ---
 name: report
 executable: echo
 depends_on: [{test: run, variants: all}]
+sanity: [{exit_code: 0}]
 )";
 
 std::vector<TestCase> Cases(const TestSuite& suite) {
@@ -75,10 +78,12 @@ TEST(CiPipeline, AMissingDependencyIsAnError) {
 name: a
 executable: echo
 valid_prog_environs: [intel]
+sanity: [{exit_code: 0}]
 ---
 name: b
 executable: echo
 depends_on: [a]
+sanity: [{exit_code: 0}]
 )", "t.yaml");
   ASSERT_TRUE(suite.ok());
   auto text = GitlabPipeline(Cases(*suite), CiOptions());

@@ -1,5 +1,7 @@
 #include "run/console.h"
 
+#include <cmath>
+
 #include <algorithm>
 
 #include "util/strings.h"
@@ -97,9 +99,12 @@ void Console::CaseEnd(const CaseResult& r, size_t done, size_t total, bool start
   DrawStatus();
 }
 
-std::string PerformanceTable(const std::vector<CaseResult>& results) {
+std::string PreviousKey(const std::string& label, const std::string& var) { return label + "\t" + var; }
+
+std::string PerformanceTable(const std::vector<CaseResult>& results, const PreviousValues* previous) {
   std::vector<std::vector<std::string>> rows = {
       {"case", "variable", "value", "unit", "reference", "lower", "upper", "verdict"}};
+  if (previous) rows[0].insert(rows[0].end(), {"previous", "change"});
   for (const auto& r : results) {
     for (const auto& p : r.perf) {
       std::vector<std::string> row = {Console::Label(r), p.name, FormatNumber(p.value), p.unit};
@@ -116,6 +121,18 @@ std::string PerformanceTable(const std::vector<CaseResult>& results) {
         row.insert(row.end(), {"-", "-", "-"});
       }
       row.push_back(p.verdict);
+      if (previous) {
+        auto it = previous->find(PreviousKey(Console::Label(r), p.name));
+        if (it == previous->end()) {
+          row.insert(row.end(), {"-", "-"});
+        } else {
+          double before = it->second.value;
+          row.push_back(FormatNumber(before));
+          row.push_back(before == 0 ? "-"
+                                    : ((p.value >= before ? "+" : "") +
+                                       FormatNumber((p.value - before) / std::abs(before) * 100, 3) + "%"));
+        }
+      }
       rows.push_back(std::move(row));
     }
   }
@@ -127,7 +144,7 @@ std::string PerformanceTable(const std::vector<CaseResult>& results) {
   for (size_t r = 0; r < rows.size(); ++r) {
     std::string line;
     for (size_t i = 0; i < rows[r].size(); ++i) {
-      bool numeric = i == 2 || i == 4 || i == 5 || i == 6;
+      bool numeric = i == 2 || i == 4 || i == 5 || i == 6 || i == 8 || i == 9;
       std::string cell = rows[r][i];
       std::string pad(width[i] - cell.size(), ' ');
       line += numeric && r > 0 ? pad + cell : cell + pad;
@@ -158,7 +175,7 @@ void Console::Summary(const std::vector<CaseResult>& results, bool interrupted) 
       if (!r.stagedir.empty()) std::fprintf(out_, "      stage:  %s\n", r.stagedir.c_str());
     }
   }
-  std::string table = PerformanceTable(results);
+  std::string table = PerformanceTable(results, previous_ ? &*previous_ : nullptr);
   if (!table.empty()) std::fprintf(out_, "\n%s\n%s", Paint("PERFORMANCE", kBold).c_str(), table.c_str());
   const char* tag = failed || interrupted ? "[  FAILED  ]" : "[  PASSED  ]";
   std::string dry_run = dry ? ", " + std::to_string(dry) + " dry-run" : "";

@@ -7,12 +7,24 @@
 #pragma once
 
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "results/case_result.h"
 
 namespace hb {
+
+// A case's variable's value in the latest earlier session that has it
+// (`hetbench run --performance-report`), keyed by PreviousKey.
+struct PreviousValue {
+  double value = 0;
+  std::string session;
+};
+using PreviousValues = std::map<std::string, PreviousValue>;
+// "stream %threads=2 @generic:default+builtin\ttriad"
+std::string PreviousKey(const std::string& label, const std::string& var);
 
 class Console {
  public:
@@ -27,6 +39,8 @@ class Console {
   void Note(const std::string& line);
   // The failure list, the performance table and the closing summary.
   void Summary(const std::vector<CaseResult>& results, bool interrupted);
+  // --performance-report: the table shows the previous values too.
+  void SetPreviousValues(PreviousValues previous) { previous_ = std::move(previous); }
 
   // "stream %threads=2 @generic:local+builtin"
   static std::string Label(const CaseResult& r);
@@ -40,10 +54,13 @@ class Console {
   bool tty_;
   size_t done_ = 0, total_ = 0;
   std::vector<std::string> running_;  // labels of the cases in flight, oldest first
+  std::optional<PreviousValues> previous_;
 };
 
 // The performance table as plain text (also used by `hetbench run` when
-// piped). One row per performance value.
-std::string PerformanceTable(const std::vector<CaseResult>& results);
+// piped). One row per performance value. With `previous`, two more
+// columns: the value of the latest earlier session ("-" when none) and the
+// change from it in percent.
+std::string PerformanceTable(const std::vector<CaseResult>& results, const PreviousValues* previous = nullptr);
 
 }  // namespace hb

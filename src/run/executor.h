@@ -35,6 +35,8 @@ struct ExecOptions {
   int max_local_jobs = 0;       // 0 = number of CPUs
   bool dry_run = false;         // write scripts, run nothing
   bool keep_stage_files = false;
+  bool skip_sanity = false;       // --skip-sanity-check
+  bool skip_performance = false;  // --skip-performance-check: no performance stage
   std::vector<std::string> job_options;  // -J
   double kill_grace_s = 2;      // SIGTERM -> SIGKILL grace for local jobs
 };
@@ -86,8 +88,8 @@ class Executor {
   void CancelPending(const std::string& why);
   Scheduler* SchedulerFor(const Partition& part, std::string* err);
   Result<std::vector<std::string>> ResourceOptions(const Task& t) const;
-  // The module and env_vars lines of system, partition, environment and
-  // test, in that order, then `extra` (a container platform's).
+  // The module and env_vars lines of system, partition, environment,
+  // `extra` (a container platform's) and test, in that order.
   Result<std::vector<std::string>> EnvironLines(const Task& t, const EnvLevel* extra = nullptr) const;
   void PrintNotices();
   Status BindRun(Task* t);

@@ -27,6 +27,7 @@ std::string RunScript(const ScriptParts& p) {
   Env(&s, p.env);
   Lines(&s, p.prepare_cmds);
   Lines(&s, p.environ);
+  Lines(&s, p.build_setup);
   Lines(&s, p.prerun_cmds);
   std::vector<std::string> cmd = p.launcher;
   cmd.push_back(p.executable);

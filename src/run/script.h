@@ -25,6 +25,7 @@ struct ScriptParts {
   std::vector<std::pair<std::string, std::string>> env;  // hetbench's own, exported first; values as shell text
   std::vector<std::string> prepare_cmds;                 // partition / environment set-up
   std::vector<std::string> environ;  // modules and variables, level by level (module_system.h)
+  std::vector<std::string> build_setup;  // the build system's: spack load, EasyBuild's modules
   std::vector<std::string> prerun_cmds;
   std::vector<std::string> launcher;  // words before the executable, e.g. {"mpirun", "-np", "4"}
   std::string executable;
@@ -32,9 +33,13 @@ struct ScriptParts {
   std::vector<std::string> postrun_cmds;
 };
 
-// The run script, in ReFrame's order: cd, prepare_cmds, the environment
-// (modules and variables), prerun_cmds, the program, postrun_cmds. Its exit status is the launched program's, even when
-// postrun_cmds follow it.
+// The run script, in ReFrame's order (docs/environments.md, "The order of
+// a job script"): cd, hetbench's variables, the partition's and
+// environment's prepare_cmds, then for each level (system, partition,
+// environment, test) its modules and then its env_vars, then the build
+// system's set-up (spack load, EasyBuild's module loads), prerun_cmds, the
+// launcher and the program, postrun_cmds. Its exit status is the launched
+// program's, even when postrun_cmds follow it.
 std::string RunScript(const ScriptParts& p);
 
 // The build script: set -e semantics, so the first failing command fails

@@ -122,7 +122,7 @@ std::vector<PartitionView> Views(const SiteConfig& config, const System& sys,
   std::vector<PartitionView> views;
   for (const auto& pname : parts) {
     const Partition* p = sys.FindPartition(pname);
-    PartitionView v{sys.name, p->name, p->features, {}, p->scheduler, PartitionValues(*p)};
+    PartitionView v{sys.name, p->name, p->features, {}, p->aliases, p->scheduler, PartitionValues(*p)};
     for (const auto& ename : p->environs) {
       if (const Environment* e = config.FindEnvironment(ename, sys.name, p->name))
         v.environs.push_back({e->name, e->features});
@@ -155,13 +155,33 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
     for (const auto& p : sys->partitions) session->partition_names.push_back(p.name);
   }
 
+  // Without -c: HETBENCH_CHECK_SEARCH_PATH, else the configuration's
+  // general/check_search_path (ReFrame's), with check_search_recursive.
   std::vector<std::string> paths = opts.test_paths;
+  bool recursive = opts.recursive;
+  nlohmann::json general = session->config.SectionFor("general", sys->name);
   if (paths.empty()) {
     if (const char* sp = std::getenv("HETBENCH_CHECK_SEARCH_PATH")) paths = Split(sp, ':');
   }
+  if (paths.empty() && general.contains("check_search_path")) {
+    const nlohmann::json& sp = general["check_search_path"];
+    if (!sp.is_array()) return Status::Error("general: check_search_path: expected a list of paths");
+    for (const auto& p : sp) {
+      if (!p.is_string()) return Status::Error("general: check_search_path: expected a list of paths, got " + p.dump());
+      std::string path = ExpandVars(p.get<std::string>(), ProcessEnv);
+      if (StartsWith(path, "~/")) path = JoinPath(std::getenv("HOME") ? std::getenv("HOME") : "", path.substr(2));
+      paths.push_back(path);
+    }
+    if (general.contains("check_search_recursive")) {
+      if (!general["check_search_recursive"].is_boolean())
+        return Status::Error("general: check_search_recursive: expected true or false");
+      recursive = recursive || general["check_search_recursive"].get<bool>();
+    }
+  }
   if (paths.empty())
-    return Status::Error("no test files given: name test files or folders with -c (or set HETBENCH_CHECK_SEARCH_PATH)");
-  LoadOptions load{opts.recursive, {}};
+    return Status::Error("no test files given: name test files or folders with -c (or set HETBENCH_CHECK_SEARCH_PATH, "
+                         "or general: check_search_path in the configuration)");
+  LoadOptions load{recursive, {}};
   for (const auto& arg : opts.setvars) {
     auto o = ParseSetvar(arg);
     if (!o.ok()) return o.status();
@@ -172,9 +192,14 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   session->suite = std::move(suite.value());
   Status st = CheckReferences(session->suite, session->config);
   if (!st.ok()) return st;
-  auto cases = ExpandCases(session->suite, Views(session->config, *sys, session->partition_names), opts.filter);
+  auto views = Views(session->config, *sys, session->partition_names);
+  auto cases = ExpandCases(session->suite, views, opts.filter, &session->selection);
   if (!cases.ok()) return cases.status();
   session->cases = std::move(cases.value());
+  if (session->cases.empty() && !opts.filter.empty() && !opts.allow_empty)
+    return Status::Error("no test case matches the selection: " +
+                         ExplainEmptySelection(session->suite, views, opts.filter, session->selection) +
+                         " (--allow-empty makes an empty selection exit 0)");
   session->id = NewSessionId();
   session->prefix = AbsPath(opts.prefix);
   return session;

@@ -21,7 +21,8 @@ namespace hb {
 struct SessionOptions {
   std::vector<std::string> test_paths;  // -c
   bool recursive = false;               // -R
-  CaseFilter filter;                    // -n -x -t -p
+  CaseFilter filter;                    // -n -x -t -p -E
+  bool allow_empty = false;             // --allow-empty: filters that select nothing are not an error
   std::string system;                   // --system sys[:part]
   std::vector<std::string> config_files;  // -C (after HETBENCH_CONFIG_FILES)
   std::string prefix = ".";             // --prefix
@@ -35,6 +36,7 @@ struct Session {
   std::vector<std::string> partition_names;  // those selected
   TestSuite suite;
   std::vector<TestCase> cases;
+  SelectionReport selection;  // what the filters did
   std::string id;      // unique per invocation: YYYYMMDDTHHMMSS-<pid>
   std::string prefix;  // absolute
 
@@ -44,7 +46,9 @@ struct Session {
 };
 
 // Loads configuration and tests and expands the cases. Every error is one
-// message with file:line:column where it comes from a file.
+// message with file:line:column where it comes from a file. Filters (-n,
+// -x, -t, -p, -E) that leave no case are an error that says which option
+// matched nothing, unless allow_empty.
 Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts);
 
 // Checks references against the configuration: a reference to a partition

@@ -215,4 +215,13 @@ std::string PyFloatRepr(double d) {
   return out + digits.substr(0, int_len) + "." + digits.substr(int_len);
 }
 
+std::string RegexEscape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 }  // namespace hb

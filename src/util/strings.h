@@ -26,6 +26,9 @@ std::vector<std::string> ShellWords(std::string_view s);
 // Quotes s for a POSIX shell so it reaches the program as one literal word.
 // Words made only of safe characters are returned unchanged.
 std::string ShellQuote(std::string_view s);
+// `s` with every regular-expression metacharacter escaped, so that it
+// matches itself (ECMAScript and PCRE2).
+std::string RegexEscape(std::string_view s);
 
 // Parses a time limit: a plain number of seconds ("90", "1.5"), or a sequence
 // of <number><unit> with units d, h, m, s ("1h30m", "10m", "2d"), or

@@ -96,7 +96,7 @@ TEST_F(Podman, CaseRunsInsideTheImageWithTheStageDirectoryMounted) {
   std::string dir = TempDir();
   Write(dir + "/site.yaml", Site());
   Write(dir + "/src/input.txt", "hello-from-the-stage-directory\n");
-  Write(dir + "/t.yaml", "name: inpodman\n"
+  Write(dir + "/t.yaml", "name: inpodman\nsanity: [{exit_code: 0}]\n"
                          "sourcesdir: src\n"
                          "image: " + image_ + "\n"
                          "container_platform:\n"
@@ -108,7 +108,7 @@ TEST_F(Podman, CaseRunsInsideTheImageWithTheStageDirectoryMounted) {
                          "  - {pattern: hello-from-the-stage-directory}\n"
                          "  - {pattern: rfm_workdir}\n"
                          "---\n"
-                         "name: execinpodman\n"
+                         "name: execinpodman\nsanity: [{exit_code: 0}]\n"
                          "sourcesdir: src\n"
                          "image: " + image_ + "\n"
                          "container_platform: {pull_image: false}\n"
@@ -135,7 +135,7 @@ TEST_F(Podman, ImageNameWithMetacharactersReachesPodmanLiterally) {
   std::string dir = TempDir();
   std::string marker = dir + "/pwned";
   Write(dir + "/site.yaml", Site());
-  Write(dir + "/t.yaml", "name: meta\n"
+  Write(dir + "/t.yaml", "name: meta\nsanity: [{exit_code: 0}]\n"
                          "image: '" + image_ + ";touch " + marker + "'\n"
                          "container_platform: {type: Podman, pull_image: false, command: /bin/echo hi}\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 300);

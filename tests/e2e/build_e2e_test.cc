@@ -81,7 +81,7 @@ TEST(BuildE2E, FailedBuildNamesTheToolsErrorAndKeepsBothLogs) {
   std::string dir = TempDir();
   Write(dir + "/site.yaml", kSite);
   WriteAutotoolsProject(dir + "/src", "echo 'configure: error: libfrob not found' >&2; exit 1\n");
-  Write(dir + "/t.yaml", "name: autofail\nsourcesdir: src\nbuild_system: Autotools\nexecutable: ./hello\n");
+  Write(dir + "/t.yaml", "name: autofail\nsourcesdir: src\nbuild_system: Autotools\nexecutable: ./hello\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir);
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   auto c = Case(dir);
@@ -149,7 +149,7 @@ TEST(BuildE2E, SpackConcretizationErrorIsTheFailureReason) {
   std::string dir = TempDir();
   Write(dir + "/site.yaml", kSite);
   WriteFakeSpack(dir + "/bin", dir + "/spack.log");
-  Write(dir + "/t.yaml", "name: spackfail\nbuild_system: {type: Spack, specs: [zlib@99]}\nexecutable: 'true'\n");
+  Write(dir + "/t.yaml", "name: spackfail\nbuild_system: {type: Spack, specs: [zlib@99]}\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60,
                     {{"PATH", dir + "/bin:" + std::string(getenv("PATH"))}});
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
@@ -172,6 +172,7 @@ build_locally: false
 build_time_limit: 1s
 build_system: {type: Custom, commands: ['echo building', 'sleep 30']}
 executable: 'true'
+sanity: [{exit_code: 0}]
 ---
 name: okbuild
 build_locally: false
@@ -210,7 +211,7 @@ environments:
   - {name: gnu, cc: gcc}
 )");
   Write(dir + "/t.yaml", "name: remote\nbuild_locally: false\nbuild_time_limit: 10m\n"
-                         "build_system: {type: Make, max_concurrency: 4}\nexecutable: ./remote\n");
+                         "build_system: {type: Make, max_concurrency: 4}\nexecutable: ./remote\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--dry-run"}, dir);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   auto outs = e2e::Find(dir + "/output", "hb_build.sh");

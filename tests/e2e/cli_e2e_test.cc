@@ -10,6 +10,7 @@ const char* kDeps = R"(
 name: prepare
 executable: echo
 executable_opts: [prepared]
+sanity: [{exit_code: 0}]
 ---
 name: compute
 parameters:
@@ -19,10 +20,12 @@ executable_opts: ['value {n}']
 depends_on: [prepare]
 performance:
   value: {pattern: 'value (\S+)', group: 1, unit: s}
+sanity: [{exit_code: 0}]
 ---
 name: summary
 executable: echo
 depends_on: [{test: compute, variants: all}]
+sanity: [{exit_code: 0}]
 )";
 
 // Checks a GitLab pipeline: YAML, stages in order, each job's stage known,
@@ -66,35 +69,35 @@ TEST(CliE2E, CiGenerateWritesAValidPipelineWhoseJobsRun) {
   EXPECT_EQ(e2e::Shell("/usr/bin/python3 " + dir + "/check.py " + dir + "/child.yml 2>&1"), "OK 3 4\n");
   // Run the last stage's job as GitLab would (hetbench on PATH).
   std::string script = e2e::Shell("/usr/bin/python3 -c \"import yaml; p = yaml.safe_load(open('" + dir +
-                                  "/child.yml')); print(p['summary@generic:local+builtin']['script'][0])\"");
+                                  "/child.yml')); print(p['summary@generic:default+builtin']['script'][0])\"");
   ASSERT_NE(script.find("-S summary.executable_opts=done"), std::string::npos) << script;
   e2e::Shell("cd " + dir + " && PATH=" + BinDir() + ":$PATH " + script + " >job.out 2>&1");
-  ASSERT_TRUE(Exists(dir + "/summary@generic:local+builtin-report.json")) << Read(dir + "/job.out");
-  auto rep = nlohmann::json::parse(Read(dir + "/summary@generic:local+builtin-report.json"));
+  ASSERT_TRUE(Exists(dir + "/summary@generic:default+builtin-report.json")) << Read(dir + "/job.out");
+  auto rep = nlohmann::json::parse(Read(dir + "/summary@generic:default+builtin-report.json"));
   bool summary_passed = false;
   for (const auto& c : rep["cases"]) summary_passed |= c["name"] == "summary" && c["result"] == "pass";
   EXPECT_TRUE(summary_passed) << rep.dump();
-  EXPECT_TRUE(Exists(dir + "/summary@generic:local+builtin-report.xml"));
+  EXPECT_TRUE(Exists(dir + "/summary@generic:default+builtin-report.xml"));
 }
 
 TEST(CliE2E, CiGenerateRefusesCyclesAndUnknownDependencies) {
   std::string dir = TempDir();
-  Write(dir + "/cycle.yaml", "name: a\nexecutable: echo\ndepends_on: [b]\n---\nname: b\nexecutable: echo\ndepends_on: [a]\n");
+  Write(dir + "/cycle.yaml", "name: a\nexecutable: echo\ndepends_on: [b]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: echo\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-c", "cycle.yaml", "--ci-generate", "child.yml"}, dir);
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("dependency cycle"), std::string::npos) << o.err;
   EXPECT_FALSE(Exists(dir + "/child.yml"));
-  Write(dir + "/unknown.yaml", "name: a\nexecutable: echo\ndepends_on: [nope]\n");
+  Write(dir + "/unknown.yaml", "name: a\nexecutable: echo\ndepends_on: [nope]\nsanity: [{exit_code: 0}]\n");
   o = Hetbench({"run", "-c", "unknown.yaml", "--ci-generate", "child.yml"}, dir);
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("depends_on: there is no test named 'nope'"), std::string::npos) << o.err;
   EXPECT_FALSE(Exists(dir + "/child.yml"));
   // A dependency with no case in the case's environment.
-  Write(dir + "/env.yaml", "name: a\nexecutable: echo\nvalid_prog_environs: [intel]\n---\n"
-                           "name: b\nexecutable: echo\ndepends_on: [a]\n");
+  Write(dir + "/env.yaml", "name: a\nexecutable: echo\nvalid_prog_environs: [intel]\nsanity: [{exit_code: 0}]\n---\n"
+                           "name: b\nexecutable: echo\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n");
   o = Hetbench({"run", "-c", "env.yaml", "--ci-generate", "child.yml"}, dir);
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.err.find("--ci-generate: case 'b@generic:local+builtin' depends on a"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("--ci-generate: case 'b@generic:default+builtin' depends on a"), std::string::npos) << o.err;
   EXPECT_FALSE(Exists(dir + "/child.yml"));
 }
 
@@ -105,6 +108,7 @@ executable_opts: ['-c', '"echo $GREETING x{n}"']
 parameters:
   n: [1]
 env_vars: {GREETING: hello}
+sanity: [{exit_code: 0}]
 )";
 
 std::string JobOutputs(const std::string& dir) {

@@ -33,12 +33,14 @@ image: docker://nvcr.io/nvidia/pytorch:24.05-py3
 num_gpus_per_node: 1
 container_platform: {command: "python -c 'import torch'", mount_points: [[/scratch, /data]]}
 prerun_cmds: [echo before]
+sanity: [{exit_code: 0}]
 ---
 name: ctr_docker
 image: ubuntu:22.04
 container_platform: docker
 executable: cat
 executable_opts: [/etc/os-release]
+sanity: [{exit_code: 0}]
 )");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--dry-run"}, dir);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
@@ -73,7 +75,7 @@ systems:
 environments:
   - {name: gnu, cc: gcc}
 )");
-  Write(dir + "/t.yaml", "name: c\nimage: x\ncontainer_platform: Sarus\n");
+  Write(dir + "/t.yaml", "name: c\nimage: x\ncontainer_platform: Sarus\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir);
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_NE(o.out.find("run: the test asks for container platform 'Sarus' but partition 'box:p' configures "
@@ -95,7 +97,7 @@ systems:
         container_platforms:
           - type: Singularty
 )");
-  Write(dir + "/t.yaml", "name: c\nexecutable: 'true'\n");
+  Write(dir + "/t.yaml", "name: c\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir);
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("site.yaml:10:19: container_platforms: type: unknown container platform 'Singularty', did "

@@ -53,7 +53,7 @@ TEST(E2E, ExampleSuitePasses) {
   EXPECT_FALSE(e2e::Find(dir + "/output", "hb_build.out").empty());
   EXPECT_TRUE(e2e::Find(dir + "/stage", "hb_job.sh").empty());
   // ReFrame-style perflogs, one per test.
-  EXPECT_TRUE(Exists(dir + "/perflogs/generic/local/stream.log"));
+  EXPECT_TRUE(Exists(dir + "/perflogs/generic/default/stream.log"));
   EXPECT_TRUE(Exists(dir + "/junit.xml"));
   // Parameter values reach the program literally.
   EXPECT_NE(o.out.find("hello_run %who=two words"), std::string::npos);
@@ -62,7 +62,7 @@ TEST(E2E, ExampleSuitePasses) {
 // Jobs find hetbench's own benchmark programs (built next to it) by name.
 TEST(E2E, JobsFindTheBenchmarkProgramsInPath) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: where\nexecutable: sh\n"
+  Write(dir + "/t.yaml", "name: where\nexecutable: sh\nsanity: [{exit_code: 0}]\n"
                          "executable_opts: ['-c', '\"echo bindir=$HETBENCH_BIN_DIR; command -v hetbench\"']\n");
   auto o = Hetbench({"run", "-c", "t.yaml", "--keep-stage-files"}, dir);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
@@ -83,7 +83,7 @@ TEST(E2E, FailingDemoNamesStageAndReason) {
 }
 
 TEST(E2E, ExitCodeFailure) {
-  auto r = RunYaml("name: ex\nexecutable: sh\nexecutable_opts: ['-c', \"'echo oops >&2; exit 3'\"]\n");
+  auto r = RunYaml("name: ex\nexecutable: sh\nexecutable_opts: ['-c', \"'echo oops >&2; exit 3'\"]\nsanity: [{pattern: oops, in: stderr}]\n");
   EXPECT_EQ(r.o.exit_code, 1);
   EXPECT_NE(r.o.out.find("run: exit code 3 (stderr: oops)"), std::string::npos) << r.o.out;
 }
@@ -102,6 +102,7 @@ performance:
   throughput: {pattern: 'throughput (\S+)', group: 1, unit: images/s}
 reference:
   '*': {throughput: [12.0, -0.1, null, images/s]}
+sanity: [{exit_code: 0}]
 )");
   EXPECT_EQ(r.o.exit_code, 1);
   EXPECT_NE(r.o.out.find("performance: throughput 10.2 images/s is 15% below reference 12"), std::string::npos)
@@ -114,7 +115,7 @@ reference:
 
 TEST(E2E, TimeLimitKillsTheJob) {
   auto start = std::chrono::steady_clock::now();
-  auto r = RunYaml("name: slow\nexecutable: sleep\nexecutable_opts: ['30']\ntime_limit: 1s\n");
+  auto r = RunYaml("name: slow\nexecutable: sleep\nexecutable_opts: ['30']\ntime_limit: 1s\nsanity: [{exit_code: 0}]\n");
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.o.exit_code, 1);
   EXPECT_NE(r.o.out.find("run: time limit"), std::string::npos) << r.o.out;
@@ -129,6 +130,7 @@ name: long
 executable: sh
 executable_opts: ['-c', "'setsid sleep 300 & echo started; sleep 300'"]
 parameters: {i: [1, 2]}
+sanity: [{exit_code: 0}]
 )");
   pid_t pid = e2e::StartHetbench({"run", "-c", "t.yaml"}, dir);
   ASSERT_TRUE(e2e::WaitForText(dir + "/hb.stdout", "[ RUN      ] long %i=2", 20));
@@ -152,7 +154,7 @@ parameters: {i: [1, 2]}
 
 TEST(E2E, SigtermAlsoCancelsAndExits130) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['300']\n");
+  Write(dir + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['300']\nsanity: [{exit_code: 0}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-c", "t.yaml"}, dir);
   ASSERT_TRUE(e2e::WaitForText(dir + "/hb.stdout", "[ RUN      ] long", 20));
   kill(pid, SIGTERM);
@@ -176,6 +178,7 @@ name: busy
 parameters: {i: [1, 2, 3, 4, 5, 6]}
 executable: sh
 executable_opts: ['-c', "'echo + >> {prefix}/events; sleep 0.3; echo - >> {prefix}/events'"]
+sanity: [{exit_code: 0}]
 )";
 
 TEST(E2E, MaxJobsBoundsConcurrency) {
@@ -209,6 +212,7 @@ TEST(E2E, RetriesThenPasses) {
 name: flaky
 executable: sh
 executable_opts: ['-c', "'n=$(cat {prefix}/count 2>/dev/null || echo 0); echo $((n+1)) > {prefix}/count; test $n -ge 1'"]
+sanity: [{exit_code: 0}]
 )";
   auto r = RunYaml(yaml, {"--max-retries", "2"});
   EXPECT_EQ(r.o.exit_code, 0) << r.o.out;
@@ -217,14 +221,14 @@ executable_opts: ['-c', "'n=$(cat {prefix}/count 2>/dev/null || echo 0); echo $(
 }
 
 TEST(E2E, RepeatKeepsEveryRepetition) {
-  auto r = RunYaml("name: rep\nexecutable: echo\nexecutable_opts: ['v=1.5']\nperformance:\n  v: {pattern: 'v=(\\S+)'}\n",
+  auto r = RunYaml("name: rep\nexecutable: echo\nexecutable_opts: ['v=1.5']\nperformance:\n  v: {pattern: 'v=(\\S+)'}\nsanity: [{exit_code: 0}]\n",
                    {"--repeat", "3"});
   EXPECT_EQ(r.o.exit_code, 0) << r.o.out;
   auto rep = Report(r.dir);
   ASSERT_EQ(rep["cases"].size(), 3u);
   for (int i = 0; i < 3; ++i) EXPECT_EQ(rep["cases"][i]["repetition"], i);
   // Each repetition appends its perflog record.
-  std::string log = Read(r.dir + "/perflogs/generic/local/rep.log");
+  std::string log = Read(r.dir + "/perflogs/generic/default/rep.log");
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 4) << log;
 }
 
@@ -232,10 +236,12 @@ TEST(E2E, FailedDependencySkipsDependent) {
   auto r = RunYaml(R"(
 name: build
 executable: 'false'
+sanity: [{exit_code: 0}]
 ---
 name: use
 depends_on: [build]
 executable: 'true'
+sanity: [{exit_code: 0}]
 )");
   EXPECT_EQ(r.o.exit_code, 1);
   EXPECT_NE(r.o.out.find("[     SKIP ]"), std::string::npos) << r.o.out;
@@ -247,6 +253,7 @@ TEST(E2E, DependentReadsTargetStageDir) {
 name: make_data
 executable: sh
 executable_opts: ['-c', "'echo payload > data.txt'"]
+sanity: [{exit_code: 0}]
 ---
 name: use_data
 depends_on: [make_data]
@@ -260,7 +267,7 @@ sanity:
 }
 
 TEST(E2E, MaxfailStopsTheSession) {
-  auto r = RunYaml("name: f\nexecutable: 'false'\nparameters: {i: [1, 2, 3, 4, 5, 6]}\n",
+  auto r = RunYaml("name: f\nexecutable: 'false'\nparameters: {i: [1, 2, 3, 4, 5, 6]}\nsanity: [{exit_code: 0}]\n",
                    {"--maxfail", "1", "--exec-policy", "serial"});
   EXPECT_EQ(r.o.exit_code, 1);
   EXPECT_NE(r.o.out.find("--maxfail 1 reached"), std::string::npos) << r.o.out;
@@ -271,7 +278,7 @@ TEST(E2E, MaxfailStopsTheSession) {
 }
 
 TEST(E2E, DryRunWritesScriptsOnly) {
-  auto r = RunYaml("name: d\nexecutable: touch\nexecutable_opts: [ran]\n", {"--dry-run"});
+  auto r = RunYaml("name: d\nexecutable: touch\nexecutable_opts: [ran]\nsanity: [{exit_code: 0}]\n", {"--dry-run"});
   EXPECT_EQ(r.o.exit_code, 0) << r.o.out;
   auto scripts = e2e::Find(r.dir + "/output", "hb_job.sh");
   ASSERT_EQ(scripts.size(), 1u);
@@ -281,10 +288,10 @@ TEST(E2E, DryRunWritesScriptsOnly) {
 
 TEST(E2E, RestoreSessionRerunsOnlyFailed) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: good\nexecutable: 'true'\n---\nname: bad\nexecutable: 'false'\n");
+  Write(dir + "/t.yaml", "name: good\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n---\nname: bad\nexecutable: 'false'\nsanity: [{exit_code: 0}]\n");
   auto first = Hetbench({"run", "-c", "t.yaml", "--report-file", "first.json"}, dir);
   EXPECT_EQ(first.exit_code, 1);
-  Write(dir + "/t.yaml", "name: good\nexecutable: 'true'\n---\nname: bad\nexecutable: 'true'\n");
+  Write(dir + "/t.yaml", "name: good\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n---\nname: bad\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n");
   auto second = Hetbench({"run", "--restore-session", "first.json", "--failed", "--report-file", "second.json"}, dir);
   EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
   auto rep = nlohmann::json::parse(Read(dir + "/second.json"));
@@ -294,13 +301,13 @@ TEST(E2E, RestoreSessionRerunsOnlyFailed) {
 
 TEST(E2E, ConcurrentSessionsShareAPrefix) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: c\nexecutable: echo\nexecutable_opts: ['v=2']\nperformance:\n  v: {pattern: 'v=(\\S+)'}\n");
+  Write(dir + "/t.yaml", "name: c\nexecutable: echo\nexecutable_opts: ['v=2']\nperformance:\n  v: {pattern: 'v=(\\S+)'}\nsanity: [{exit_code: 0}]\n");
   pid_t a = e2e::StartHetbench({"run", "-c", "t.yaml"}, dir);
   pid_t b = e2e::StartHetbench({"run", "-c", "t.yaml"}, dir);
   EXPECT_EQ(e2e::WaitExit(a, 60), 0);
   EXPECT_EQ(e2e::WaitExit(b, 60), 0);
   EXPECT_EQ(e2e::Find(dir + "/reports", "run-*.json").size(), 2u);
-  std::string log = Read(dir + "/perflogs/generic/local/c.log");
+  std::string log = Read(dir + "/perflogs/generic/default/c.log");
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 3) << log;
 }
 
@@ -334,18 +341,21 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadInput{"malformed_yaml", "name: a\nexecutable: [x\n", "t.yaml:3:1", "invalid YAML"},
         BadInput{"unknown_key", "name: a\nexecutabel: x\n", "t.yaml:2:1", "did you mean 'executable'?"},
-        BadInput{"wrong_type", "name: a\nexecutable: x\nnum_tasks: [1]\n", "t.yaml:3:12", "expected an integer"},
-        BadInput{"bad_duration", "name: a\nexecutable: x\ntime_limit: 5 minutes\n", "t.yaml:3:13",
+        BadInput{"no_sanity", "name: a\nexecutable: x\n", "t.yaml:1:7",
+                 "test 'a' has no sanity check: add one that its output shows success, e.g. sanity: [{pattern: "
+                 "'Solution Validates'}], or, to rely on the exit code alone, sanity: [{exit_code: 0}]"},
+        BadInput{"wrong_type", "name: a\nexecutable: x\nnum_tasks: [1]\nsanity: [{exit_code: 0}]\n", "t.yaml:3:12", "expected an integer"},
+        BadInput{"bad_duration", "name: a\nexecutable: x\ntime_limit: 5 minutes\nsanity: [{exit_code: 0}]\n", "t.yaml:3:13",
                  "'5 minutes' is not a duration"},
         BadInput{"invalid_regex", "name: a\nexecutable: x\nsanity:\n  - {pattern: 'a(b'}\n", "t.yaml:4:15", "a(b"},
-        BadInput{"unknown_placeholder", "name: a\nexecutable: x\nexecutable_opts: ['{thraeds}']\n", "t.yaml:3:19",
+        BadInput{"unknown_placeholder", "name: a\nexecutable: x\nexecutable_opts: ['{thraeds}']\nsanity: [{exit_code: 0}]\n", "t.yaml:3:19",
                  "unknown placeholder '{thraeds}'"},
-        BadInput{"duplicate_name", "name: a\nexecutable: x\n---\nname: a\nexecutable: y\n", "t.yaml:4:7",
+        BadInput{"duplicate_name", "name: a\nexecutable: x\nsanity: [{exit_code: 0}]\n---\nname: a\nexecutable: y\nsanity: [{exit_code: 0}]\n", "t.yaml:5:7",
                  "duplicate test name 'a'"},
         BadInput{"extends_unknown", "name: a\nextends: base\n", "t.yaml:2:10", "no test named 'base'"},
         BadInput{"dependency_cycle",
-                 "name: a\nexecutable: x\ndepends_on: [b]\n---\nname: b\nexecutable: x\ndepends_on: [a]\n",
-                 "t.yaml:7:1", "dependency cycle a -> b -> a"}),
+                 "name: a\nexecutable: x\ndepends_on: [b]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n",
+                 "t.yaml:8:1", "dependency cycle a -> b -> a"}),
     [](const ::testing::TestParamInfo<BadInput>& i) { return std::string(i.param.name); });
 
 TEST(E2E, ReferenceToUndefinedPartition) {
@@ -370,6 +380,7 @@ performance: {v: {pattern: 'v=(\d+)'}}
 reference:
   'othersite:gpu': {v: [1, null, null]}
   'mysys:gpu': {v: [1, null, null]}
+sanity: [{exit_code: 0}]
 )");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir);
   EXPECT_EQ(o.exit_code, 2);
@@ -389,7 +400,7 @@ systems:
 environments:
   - {name: gnu, cc: gcc}
 )");
-  Write(dir + "/t.yaml", "name: a\nexecutable: hostname\nparameters: {i: [1, 2, 3]}\n");
+  Write(dir + "/t.yaml", "name: a\nexecutable: hostname\nparameters: {i: [1, 2, 3]}\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60, {{"PATH", dir + "/nothing-here"}});
   EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
   EXPECT_EQ(o.err,
@@ -404,7 +415,7 @@ TEST(E2E, ListAndDetails) {
   std::string dir = TempDir();
   auto o = Hetbench({"list", "-c", kExamples}, dir);
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("- stream %threads=1 @generic:local+builtin"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("- stream %threads=1 /821482af @generic:default+builtin"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("Found "), std::string::npos);
   o = Hetbench({"list", "-c", kExamples, "-n", "matmul", "-L"}, dir);
   EXPECT_NE(o.out.find("performance: gflops (GFLOP/s)"), std::string::npos) << o.out;
@@ -463,7 +474,7 @@ modes:
     options: ['-n', 'say']
 )");
   Write(dir + "/t.yaml", "name: say\nexecutable: sh\nexecutable_opts: ['-c', \"'echo $GREETING'\"]\nsanity:\n  - {pattern: hello}\n"
-                         "---\nname: other\nexecutable: 'true'\n");
+                         "---\nname: other\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "laptop:default", "--mode", "quick"}, dir);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("say @laptop:default+gnu"), std::string::npos) << o.out;

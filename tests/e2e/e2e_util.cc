@@ -48,7 +48,14 @@ std::vector<std::string> Find(const std::string& dir, const std::string& pattern
 nlohmann::json LatestReport(const std::string& dir) {
   auto files = Find(dir + "/reports", "run-*.json");
   if (files.empty()) return nlohmann::json::object();
-  std::sort(files.begin(), files.end());  // run-<time-ordered session id>.json
+  // The last written: session ids sort by time only to the second (and a
+  // PID with more digits sorts first), so two quick runs need the clock.
+  auto written = [](const std::string& f) {
+    std::error_code ec;
+    return std::filesystem::last_write_time(f, ec);
+  };
+  std::stable_sort(files.begin(), files.end(),
+                   [&](const std::string& a, const std::string& b) { return written(a) < written(b); });
   return nlohmann::json::parse(Read(files.back()));
 }
 

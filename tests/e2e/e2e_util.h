@@ -36,12 +36,14 @@ inline constexpr const char* kPassAndFailTests = R"(
 name: good
 executable: echo
 executable_opts: ['"value: 1.5"']
+sanity: [{pattern: 'value: '}]
 performance:
   value: {pattern: 'value: (\S+)', unit: s}
 ---
 name: bad
 executable: sh
 executable_opts: ['-c', "'echo oops >&2; exit 3'"]
+sanity: [{pattern: oops, in: stderr}]
 )";
 
 // A site configuration with one system `box` (any host), one local

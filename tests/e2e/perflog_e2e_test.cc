@@ -28,6 +28,7 @@ performance:
   value: {pattern: 'value (\S+)', group: 1, unit: GB/s}
 reference:
   '*': {value: [1.5, -0.5, null, GB/s]}
+sanity: [{exit_code: 0}]
 )";
 
 // Records each POST body as one line of posts.jsonl; answers 503 to the

@@ -24,6 +24,7 @@ performance:
   value: {pattern: 'value (\S+)', group: 1, unit: GB/s}
 reference:
   '*': {value: [1.5, -0.5, null, GB/s]}
+sanity: [{exit_code: 0}]
 )";
 
 // ReFrame's perflog of its tutorial's stream_test (docs/tutorial.rst).
@@ -100,7 +101,7 @@ TEST(StoreE2E, RunStoresTheSessionAndResultsQueriesIt) {
   ASSERT_EQ(show.exit_code, 0) << show.err;
   EXPECT_NE(show.out.find("Session   " + id + " (hetbench)"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find("2 passed, 0 failed"), std::string::npos) << show.out;
-  EXPECT_NE(show.out.find("perf %n=2 @generic:local+builtin  value"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("perf %n=2 @generic:default+builtin  value"), std::string::npos) << show.out;
 
   auto del = Hetbench({"results", "delete", id}, dir, 30, StoreEnv(store));
   ASSERT_EQ(del.exit_code, 0) << del.err;
@@ -157,7 +158,7 @@ storage:
 // report and exit status stay.
 TEST(StoreE2E, UnwritableStoreWarnsOnceAndKeepsTheRun) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: failing\nexecutable: sh\nexecutable_opts: ['-c', \"'exit 3'\"]\n");
+  Write(dir + "/t.yaml", "name: failing\nexecutable: sh\nexecutable_opts: ['-c', \"'exit 3'\"]\nsanity: [{exit_code: 0}]\n");
   Write(dir + "/plain", "not a folder");
   auto o = Hetbench({"run", "-c", "t.yaml"}, dir, 60, StoreEnv(dir + "/plain/results.db"));
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
@@ -208,7 +209,7 @@ TEST(StoreE2E, TwoConcurrentRunsBothLand) {
   std::string base = TempDir(), store = base + "/shared.db";
   std::string yaml = "name: many\nparameters:\n  i: [" ;
   for (int i = 0; i < 150; ++i) yaml += (i ? "," : "") + std::to_string(i);
-  yaml += "]\nexecutable: echo\nexecutable_opts: ['v {i}']\nperformance:\n  v: {pattern: 'v (\\S+)', group: 1}\n";
+  yaml += "]\nexecutable: echo\nexecutable_opts: ['v {i}']\nperformance:\n  v: {pattern: 'v (\\S+)', group: 1}\nsanity: [{exit_code: 0}]\n";
   std::vector<std::string> dirs = {base + "/a", base + "/b"};
   std::vector<pid_t> pids;
   for (const auto& d : dirs) {

@@ -238,19 +238,23 @@ TEST_F(K8sTest, FailuresNameTheirCause) {
 name: exits
 executable: sh
 executable_opts: ['-c', "'echo oops >&2; exit 3'"]
+sanity: [{exit_code: 0}]
 ---
 name: oom
 image: fake/oom
 executable: 'true'
+sanity: [{exit_code: 0}]
 ---
 name: pull
 image: fake/pull-error:1.0
 executable: 'true'
+sanity: [{exit_code: 0}]
 ---
 name: slow
 executable: sleep
 executable_opts: ['60']
 time_limit: 2s
+sanity: [{exit_code: 0}]
 )");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   auto rep = Report();
@@ -269,7 +273,7 @@ time_limit: 2s
 TEST_F(K8sTest, KeepFailedJobs) {
   StartServer();
   WriteSite();
-  auto o = Run("name: bad\nexecutable: 'false'\n", "kube", {"--keep-failed-jobs"});
+  auto o = Run("name: bad\nexecutable: 'false'\nsanity: [{exit_code: 0}]\n", "kube", {"--keep-failed-jobs"});
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   auto jobs = api_->Objects("jobs");
   ASSERT_EQ(jobs.size(), 1u) << api_->State().dump(1);
@@ -293,6 +297,7 @@ name: held
 executable: 'true'
 max_pending_time: 2s
 k8s: {queue_name: hold}
+sanity: [{exit_code: 0}]
 )");
   EXPECT_EQ(held.exit_code, 1) << held.out << held.err;
   auto rep = Report();
@@ -356,7 +361,7 @@ max_pending_time: 60s
 TEST_F(K8sTest, ApiServerRestartMidRun) {
   StartServer();
   WriteSite();
-  Write(dir_ + "/t.yaml", "name: survive\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 3; echo done'\"]\n"
+  Write(dir_ + "/t.yaml", "name: survive\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 3; echo done'\"]\nsanity: [{exit_code: 0}]\n"
                           "sanity: [{pattern: done}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "site:kube"}, dir_);
   ASSERT_TRUE(WaitFor([&] {
@@ -372,7 +377,7 @@ TEST_F(K8sTest, ApiServerRestartMidRun) {
 TEST_F(K8sTest, SigintDeletesEveryJob) {
   StartServer();
   WriteSite();
-  Write(dir_ + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\n");
+  Write(dir_ + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\nsanity: [{exit_code: 0}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "site:kube"}, dir_);
   ASSERT_TRUE(WaitFor([&] {
     int running = 0;
@@ -397,7 +402,7 @@ TEST_F(K8sTest, BadCredentialsOneErrorNoSecret) {
   kc.replace(at, std::string("hb-test-token").size(), "s3cr3t-wrong-token");
   Write(api_->dir() + "/bad-kubeconfig", kc);
   WriteSite();
-  auto o = Run("name: a\nexecutable: 'true'\n---\nname: b\nexecutable: 'true'\n", "kube",
+  auto o = Run("name: a\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n", "kube",
                {"--kubeconfig", api_->dir() + "/bad-kubeconfig"});
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE((o.out + o.err).find("401"), std::string::npos) << o.out << o.err;
@@ -464,7 +469,7 @@ k8s:
 TEST_F(K8sTest, UnschedulableIsReportedAndBounded) {
   StartServer();
   WriteSite();
-  auto o = Run("name: greedy\nexecutable: 'true'\nnum_gpus_per_node: 16\nmax_pending_time: 2s\n");
+  auto o = Run("name: greedy\nexecutable: 'true'\nnum_gpus_per_node: 16\nmax_pending_time: 2s\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   std::string reason = Report()["cases"][0]["fail_reason"];
   EXPECT_NE(reason.find("Insufficient nvidia.com/gpu"), std::string::npos) << reason;
@@ -476,7 +481,7 @@ TEST_F(K8sTest, UnschedulableIsReportedAndBounded) {
 TEST_F(K8sTest, KueueEvictionRequeues) {
   StartServer();
   WriteSite("          queue_name: team-a\n");
-  Write(dir_ + "/t.yaml", "name: evicted\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 2; echo finished'\"]\n"
+  Write(dir_ + "/t.yaml", "name: evicted\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 2; echo finished'\"]\nsanity: [{exit_code: 0}]\n"
                           "sanity: [{pattern: finished}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "site:kube"}, dir_);
   std::string job;
@@ -529,7 +534,7 @@ systems:
 environments:
   - {name: builtin}
 )");
-  Write(dir + "/t.yaml", "name: live\nexecutable: echo\nexecutable_opts: ['value: 1.5']\n"
+  Write(dir + "/t.yaml", "name: live\nexecutable: echo\nexecutable_opts: ['value: 1.5']\nsanity: [{exit_code: 0}]\n"
                          "sanity: [{pattern: 'value: 1.5'}]\ntime_limit: 5m\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 600);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;

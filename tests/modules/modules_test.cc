@@ -130,7 +130,7 @@ class ModulesTest : public ::testing::TestWithParam<ModuleSystemCase> {
 
 TEST_P(ModulesTest, EveryLevelLoadsInOrderWithSwapAndUnload) {
   auto o = Run(
-      "name: env\n"
+      "name: env\nsanity: [{exit_code: 0}]\n"
       "modules: [hb_test, {name: hb_gone, unload: true}]\n"
       "executable: echo\n"
       "executable_opts: ['\"ORDER=$HB_ORDER ENV_SEES=$HB_ENV_SEES SWAP=$HB_SWAP GONE=${HB_GONE:-unset} "
@@ -143,7 +143,7 @@ TEST_P(ModulesTest, EveryLevelLoadsInOrderWithSwapAndUnload) {
 
 TEST_P(ModulesTest, TheBuildLoadsTheSameModules) {
   auto o = Run(
-      "name: built\n"
+      "name: built\nsanity: [{exit_code: 0}]\n"
       "modules: [hb_test]\n"
       "build_system: {type: Custom, commands: ['echo \"built with $HB_ORDER $HB_SWAP\" > built.txt']}\n"
       "executable: cat\n"
@@ -154,13 +154,13 @@ TEST_P(ModulesTest, TheBuildLoadsTheSameModules) {
 
 TEST_P(ModulesTest, ModuleMappingsLoadTheModulesTheyNameInstead) {
   Write(dir_ + "/site.yaml", Site() + "general:\n  - module_mappings: ['hb_alias: hb_test']\n");
-  auto o = Run("name: mapped\nmodules: [hb_alias]\nexecutable: echo\nexecutable_opts: ['\"$HB_ORDER $HB_FOO\"']\n");
+  auto o = Run("name: mapped\nmodules: [hb_alias]\nexecutable: echo\nexecutable_opts: ['\"$HB_ORDER $HB_FOO\"']\nsanity: [{exit_code: 0}]\n");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_EQ(JobOutput("mapped"), "sys:part:env:test hello\n");
 }
 
 TEST_P(ModulesTest, AMissingModuleFailsTheCaseWithTheModuleSystemsMessage) {
-  auto o = Run("name: missing\nmodules: [hb_nonexistent]\nexecutable: echo\nexecutable_opts: [ran]\n");
+  auto o = Run("name: missing\nmodules: [hb_nonexistent]\nexecutable: echo\nexecutable_opts: [ran]\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   nlohmann::json c = Case("missing");
   EXPECT_EQ(c["result"], "fail") << c.dump();
@@ -175,7 +175,7 @@ TEST_P(ModulesTest, AMissingModuleFailsTheCaseWithTheModuleSystemsMessage) {
 
 TEST_P(ModulesTest, AMissingModuleFailsTheBuild) {
   auto o = Run(
-      "name: nobuild\nmodules: [hb_nonexistent]\n"
+      "name: nobuild\nsanity: [{exit_code: 0}]\nmodules: [hb_nonexistent]\n"
       "build_system: {type: Custom, commands: ['touch built']}\nexecutable: ./built\n");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   nlohmann::json c = Case("nobuild");
@@ -186,7 +186,7 @@ TEST_P(ModulesTest, AMissingModuleFailsTheBuild) {
 
 TEST_P(ModulesTest, ShellMetacharactersReachTheModuleSystemLiterally) {
   std::string name = "hb_x;touch " + dir_ + "/pwned1 $(touch " + dir_ + "/pwned2) `touch " + dir_ + "/pwned3`";
-  auto o = Run("name: meta\nmodules: ['" + name + "']\nexecutable: echo\nexecutable_opts: [ran]\n");
+  auto o = Run("name: meta\nmodules: ['" + name + "']\nexecutable: echo\nexecutable_opts: [ran]\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   for (const char* f : {"/pwned1", "/pwned2", "/pwned3"}) EXPECT_FALSE(e2e::Exists(dir_ + f)) << f;
   std::string reason = Case("meta").value("fail_reason", "");

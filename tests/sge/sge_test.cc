@@ -95,7 +95,7 @@ TEST_F(SgeTest, PassAndFail) {
 
 TEST_F(SgeTest, TimeLimitIsH_rt) {
   auto t0 = std::chrono::steady_clock::now();
-  auto o = Run("name: slow\nexecutable: sleep\nexecutable_opts: ['600']\ntime_limit: 5s\n");
+  auto o = Run("name: slow\nexecutable: sleep\nexecutable_opts: ['600']\ntime_limit: 5s\nsanity: [{exit_code: 0}]\n");
   double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(o.exit_code, 1) << o.out;
   EXPECT_NE(o.out.find("slow @sgetest:sge+builtin: run: time limit exceeded (qacct: failed 37 : qmaster enforced "
@@ -109,7 +109,7 @@ TEST_F(SgeTest, TimeLimitIsH_rt) {
 
 TEST_F(SgeTest, SigintCancelsTheJobs) {
   ASSERT_EQ(Jobs("hb_long"), 0) << "left over from an earlier run:\n" << Shell("qstat -u '*'");
-  Write(dir_ + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\n");
+  Write(dir_ + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\nsanity: [{exit_code: 0}]\n");
   pid_t pid = e2e::StartHetbench(Args(), dir_);
   bool running = WaitFor([] { return Jobs("hb_long", "r") == 2; }, 60);
   if (!running) kill(pid, SIGKILL);
@@ -138,7 +138,7 @@ sanity:
 
 TEST_F(SgeTest, ErrorStateFailsTheCaseAndDeletesTheJob) {
   // A later -wd wins over hetbench's: the job cannot start and goes to Eqw.
-  auto o = Run("name: nowd\nexecutable: 'true'\njob_options: ['-wd /nonexistent']\n");
+  auto o = Run("name: nowd\nexecutable: 'true'\njob_options: ['-wd /nonexistent']\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(o.exit_code, 1) << o.out;
   EXPECT_NE(o.out.find("error state (Eqw): error: can't chdir to /nonexistent: No such file or directory; deleted "
                        "with qdel"),
@@ -148,7 +148,7 @@ TEST_F(SgeTest, ErrorStateFailsTheCaseAndDeletesTheJob) {
 }
 
 TEST_F(SgeTest, QsubRejectionIsTheFailure) {
-  auto o = Run("name: nope\nexecutable: 'true'\njob_options: ['-pe nope 2']\n");
+  auto o = Run("name: nope\nexecutable: 'true'\njob_options: ['-pe nope 2']\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(o.exit_code, 1) << o.out;
   EXPECT_NE(o.out.find("nope @sgetest:sge+builtin: run: Unable to run job: job rejected: the requested parallel "
                        "environment \"nope\" does not exist"),

@@ -108,13 +108,13 @@ TEST_P(SlurmTest, TimeLimit) {
   // in. Once per cluster configuration: the `slurm` backend falling back to
   // squeue follows jobs exactly as `squeue` does.
   if (!GetParam().accounting && std::string(GetParam().partition) == "sacct") GTEST_SKIP() << "same path as squeue";
-  auto o = Run("name: slow\nexecutable: sleep\nexecutable_opts: ['600']\ntime_limit: 1m\n");
+  auto o = Run("name: slow\nexecutable: sleep\nexecutable_opts: ['600']\ntime_limit: 1m\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(o.exit_code, 1) << o.out;
   EXPECT_NE(o.out.find("run: time limit exceeded (Slurm state TIMEOUT)"), std::string::npos) << o.out;
 }
 
 TEST_P(SlurmTest, SigintCancelsTheJobs) {
-  Write(dir_ + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\n");
+  Write(dir_ + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\nsanity: [{exit_code: 0}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "-p", "builtin", "--system",
                                   std::string("slurmtest:") + GetParam().partition},
                                  dir_);
@@ -159,6 +159,7 @@ name: waits
 executable: 'true'
 job_options: ['--begin=now+1hour']
 max_pending_time: 3s
+sanity: [{exit_code: 0}]
 )");
   EXPECT_EQ(o.exit_code, 1) << o.out;
   EXPECT_NE(o.out.find("pending for more than 3 s (max_pending_time; last pending reason: BeginTime); cancelled"),
@@ -185,6 +186,7 @@ parameters:
 executable: ./printargs.sh
 executable_opts: ['{v}']
 job_options: ['--comment={v}']
+sanity: [{exit_code: 0}]
 )");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   auto rep = Report();
@@ -246,7 +248,7 @@ sanity:
 }
 
 TEST_P(SlurmOnce, ControllerRestartMidRun) {
-  Write(dir_ + "/t.yaml", "name: survive\nexecutable: sleep\nexecutable_opts: ['8']\n");
+  Write(dir_ + "/t.yaml", "name: survive\nexecutable: sleep\nexecutable_opts: ['8']\nsanity: [{exit_code: 0}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "-p", "builtin", "--system",
                                   std::string("slurmtest:") + GetParam().partition},
                                  dir_);
@@ -271,7 +273,7 @@ TEST_P(SlurmOnce, DistributeRunsOneCasePerNode) {
   std::string node = Shell("scontrol -a show -o node | sed -n 's/^NodeName=\\([^ ]*\\).*/\\1/p' | head -1");
   while (!node.empty() && (node.back() == '\n' || node.back() == ' ')) node.pop_back();
   ASSERT_FALSE(node.empty()) << Shell("scontrol -a show -o node");
-  auto o = Run("name: where\nexecutable: hostname\n", {"--distribute=avail"});
+  auto o = Run("name: where\nexecutable: hostname\nsanity: [{exit_code: 0}]\n", {"--distribute=avail"});
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("where %$nid=" + node), std::string::npos) << o.out;
   auto rep = Report();
@@ -281,7 +283,7 @@ TEST_P(SlurmOnce, DistributeRunsOneCasePerNode) {
   ASSERT_FALSE(scripts.empty());
   EXPECT_NE(Read(scripts[0]).find("#SBATCH --nodelist=" + node + "\n"), std::string::npos) << Read(scripts[0]);
   // A state no node is in: one clear error, nothing submitted.
-  auto none = Run("name: where\nexecutable: hostname\n", {"--distribute=drain"});
+  auto none = Run("name: where\nexecutable: hostname\nsanity: [{exit_code: 0}]\n", {"--distribute=drain"});
   EXPECT_EQ(none.exit_code, 2) << none.out << none.err;
   EXPECT_NE(none.err.find("--distribute: partition '" + std::string(GetParam().partition) +
                           "' has no node in the requested state"),

@@ -1,5 +1,6 @@
-#include "results/sha256.h"
+#include "util/sha256.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -65,6 +66,15 @@ std::string Sha256Hex(std::string_view data) {
     hex += buf;
   }
   return hex;
+}
+
+std::string TestHashcode(const std::string& name, const std::vector<std::pair<std::string, std::string>>& params) {
+  std::vector<std::string> items;
+  for (const auto& [k, v] : params) items.push_back(k + "=" + v);
+  std::sort(items.begin(), items.end());
+  std::string text = name;
+  for (const auto& i : items) text += i;
+  return Sha256Hex(text).substr(0, 8);
 }
 
 }  // namespace hb

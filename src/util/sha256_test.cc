@@ -1,4 +1,4 @@
-#include "results/sha256.h"
+#include "util/sha256.h"
 
 #include <gtest/gtest.h>
 
