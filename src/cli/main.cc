@@ -51,6 +51,10 @@ void AddSelection(CLI::App* app, hb::SessionOptions* s) {
                   "Select cases for which EXPR is true; EXPR reads parameters, variables, num_tasks, "
                   "num_gpus_per_node, system, partition, environ... as placeholders do: -E 'num_gpus > 4'")
       ->type_name("EXPR");
+  app->add_flag("-v,--verbose", s->verbosity,
+                "Say why hetbench does what it does (configuration, system, files, filters; -vv: every "
+                "scheduler command with its exit status and time); repeatable")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_flag("--allow-empty", s->allow_empty,
                 "Exit 0 when the options select no case (by default that is an error, exit 2)");
   app->add_option("-S,--setvar", s->setvars,
@@ -345,7 +349,8 @@ int main(int argc, char** argv) {
                   "Write the JSON run report here (default: PREFIX/reports/run-SESSION.json)")
       ->type_name("FILE");
   run->add_option("--report-junit", run_opts.junit_file, "Also write a JUnit XML report")->type_name("FILE");
-  run->add_option("--perflog-dir", run_opts.perflog_dir, "Folder for perflogs (default: PREFIX/perflogs)")
+  run->add_option("--perflog-dir", run_opts.perflog_dir, "Folder for the perflogs of every filelog handler (default: each handler's basedir, "
+                  "under PREFIX when relative; without handlers PREFIX/perflogs)")
       ->type_name("DIR");
   run->add_option("--restore-session", run_opts.restore_report, "Re-run the cases of an earlier run report")
       ->type_name("REPORT");
@@ -407,6 +412,7 @@ int main(int argc, char** argv) {
     run_opts.exec.serial = policy == "serial";
     for (auto& o : run_opts.exec.job_options) o = hb::NormalizeJobOption(o);
     run_opts.argv.assign(argv, argv + argc);
+    run_opts.session.log_file = true;  // <prefix>/hetbench.log
     run_opts.mode = mode;
     return hb::RunCommand(run_opts);
   }

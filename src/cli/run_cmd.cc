@@ -30,17 +30,6 @@ double Now() {
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
-std::string UserName() {
-  if (const passwd* pw = getpwuid(geteuid())) return pw->pw_name;
-  return std::to_string(geteuid());
-}
-
-std::string HostName() {
-  char buf[256] = {0};
-  gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
 bool UseTerminal() {
   const char* term = std::getenv("TERM");
   const char* ci = std::getenv("CI");
@@ -194,8 +183,8 @@ int RunCommand(RunCommandOptions o) {
   SessionInfo info;
   info.session_id = session.id;
   info.version = HETBENCH_VERSION;
-  info.hostname = HostName();
-  info.user = UserName();
+  info.hostname = ThisHostName();
+  info.user = ThisUserName();
   info.argv = o.argv;
   info.system = session.system_name;
   info.prefix = session.prefix;

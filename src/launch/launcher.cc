@@ -22,6 +22,15 @@ class LocalLauncher : public Launcher {
   std::vector<std::string> Command(const Job&) const override { return {}; }
 };
 
+// `k8s`, the launcher of ReFrame's Kubernetes fork (EPCC's): the pod's
+// container runs the command itself, so nothing goes before it. Only on
+// Kubernetes partitions.
+class KubernetesLauncher : public Launcher {
+ public:
+  std::string name() const override { return "k8s"; }
+  std::vector<std::string> Command(const Job&) const override { return {}; }
+};
+
 // Open MPI's mpirun/mpiexec refuse to start as root unless given
 // --allow-run-as-root; in containers hetbench often is root, so the flag is
 // added then (and only then: MPICH's mpiexec does not know it).
@@ -66,6 +75,7 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
       {"mpiexec", [] { return std::make_unique<MpiLauncher>("mpiexec", "-n"); }},
       {"srun", [] { return std::make_unique<SrunLauncher>(); }},
       {"torchrun", [] { return MakeTorchrunLauncher(); }},
+      {"k8s", [] { return std::make_unique<KubernetesLauncher>(); }},
   };
   return kFactories;
 }
@@ -94,6 +104,10 @@ const std::vector<std::string>& LauncherNames() {
 
 Result<std::unique_ptr<Launcher>> MakeLauncher(const std::string& name, std::vector<std::string> options,
                                                const std::string& scheduler) {
+  if (name == "k8s" && scheduler != "k8s" && scheduler != "kubernetes")
+    return Status::Error("launcher 'k8s' (the ReFrame Kubernetes fork's: the container runs the command itself) "
+                         "works only on a Kubernetes partition (scheduler: k8s), not with scheduler '" + scheduler +
+                         "'; use local, mpirun, mpiexec, srun or torchrun");
   for (const auto& [known, make] : Factories()) {
     if (known != name) continue;
     std::unique_ptr<Launcher> launcher = make();

@@ -4,8 +4,11 @@
 // line is Command(job) + options + the command, joined by spaces, verbatim
 // (options are shell words the user wrote, like ReFrame's).
 //
-// A partition names its launcher; MakeLauncher builds it. Launchers are
-// small immutable values once made; Command() is const and thread-safe.
+// A partition names its launcher; MakeLauncher builds it: local, mpirun,
+// mpiexec, srun, torchrun, and k8s (ReFrame's Kubernetes fork's: the
+// container runs the command itself; Kubernetes partitions only).
+// Launchers are small immutable values once made; Command() is const and
+// thread-safe.
 #pragma once
 
 #include <memory>

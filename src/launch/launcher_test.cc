@@ -65,11 +65,26 @@ TEST(Launcher, UnknownNamesAreErrorsWithSuggestions) {
   auto l = MakeLauncher("mpirn");
   ASSERT_FALSE(l.ok());
   EXPECT_EQ(l.status().message(),
-            "unknown launcher 'mpirn', did you mean 'mpirun'? (known: local, mpirun, mpiexec, srun, torchrun)");
+            "unknown launcher 'mpirn', did you mean 'mpirun'? (known: local, mpirun, mpiexec, srun, torchrun, k8s)");
   auto far = MakeLauncher("aprun-xyz");
   ASSERT_FALSE(far.ok());
   EXPECT_EQ(far.status().message().find("did you mean"), std::string::npos);
-  EXPECT_EQ(LauncherNames(), (Words{"local", "mpirun", "mpiexec", "srun", "torchrun"}));
+  EXPECT_EQ(LauncherNames(), (Words{"local", "mpirun", "mpiexec", "srun", "torchrun", "k8s"}));
+}
+
+// ReFrame's Kubernetes fork names `launcher: k8s`: the pod runs the command.
+TEST(Launcher, K8sAddsNothingAndOnlyOnKubernetes) {
+  for (const char* sched : {"k8s", "kubernetes"}) {
+    auto l = MakeLauncher("k8s", {}, sched);
+    ASSERT_TRUE(l.ok()) << l.status().str();
+    EXPECT_EQ((*l)->RunLine(JobWith(4), "python train.py"), "python train.py");
+  }
+  auto slurm = MakeLauncher("k8s", {}, "slurm");
+  ASSERT_FALSE(slurm.ok());
+  EXPECT_EQ(slurm.status().message(),
+            "launcher 'k8s' (the ReFrame Kubernetes fork's: the container runs the command itself) works only on a "
+            "Kubernetes partition (scheduler: k8s), not with scheduler 'slurm'; use local, mpirun, mpiexec, srun or "
+            "torchrun");
 }
 
 }  // namespace

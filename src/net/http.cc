@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include "util/log.h"
+#include "util/strings.h"
 #include "version.h"
 
 namespace hb {
@@ -51,7 +53,21 @@ class CurlTransport : public HttpTransport {
   CurlTransport(CURL* curl, HttpClientOptions o) : curl_(curl), o_(std::move(o)) {}
   ~CurlTransport() override { curl_easy_cleanup(curl_); }
 
+  // Every request is a debug record of the main log (util/log.h): the
+  // Kubernetes API calls are a Kubernetes partition's scheduler commands.
   HttpResponse Send(const HttpRequest& req) override {
+    auto start = std::chrono::steady_clock::now();
+    HttpResponse r = SendOnce(req);
+    if (LogEnabled(kLogDebug)) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      LogRecord(kLogDebug, "http: " + req.method + " " + req.url + " -> " +
+                               (r.error.empty() ? std::to_string(r.status) : r.error) + " in " + FormatNumber(s, 3) +
+                               " s");
+    }
+    return r;
+  }
+
+  HttpResponse SendOnce(const HttpRequest& req) {
     HttpResponse r;
     curl_easy_reset(curl_);  // keeps the open connections
     curl_slist* headers = curl_slist_append(nullptr, "Expect:");  // no 100-continue round trip

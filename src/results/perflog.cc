@@ -134,37 +134,6 @@ double CompletionTime(const CaseResult& c) {
   return c.job_completion_time > 0 ? c.job_completion_time : c.end_time;
 }
 
-// _format_time_rfc3339: time.strftime(datefmt) of the local time t, with
-// "%:z" as +HH:MM and, as datetime.strftime does, "%f" as microseconds.
-std::string FormatTime(double t, const std::string& datefmt) {
-  if (t <= 0) return "null";
-  double whole = std::floor(t);
-  long usec = std::lround((t - whole) * 1e6);
-  if (usec >= 1000000) whole += 1, usec -= 1000000;
-  time_t secs = static_cast<time_t>(whole);
-  struct tm tm {};
-  localtime_r(&secs, &tm);
-  char tz[16] = "", us[16];
-  strftime(tz, sizeof tz, "%z", &tm);
-  std::string z = tz;
-  if (z.size() == 5) z = z.substr(0, 3) + ":" + z.substr(3);
-  std::snprintf(us, sizeof us, "%06ld", usec);
-  std::string fmt;
-  for (size_t i = 0; i < datefmt.size(); ++i) {
-    if (datefmt[i] != '%' || i + 1 == datefmt.size()) {
-      fmt += datefmt[i];
-    } else if (datefmt[i + 1] == 'f') {
-      fmt += us, ++i;
-    } else if (datefmt.compare(i + 1, 2, ":z") == 0) {
-      fmt += z, i += 2;
-    } else {
-      fmt += datefmt.substr(i, 2), ++i;  // %% stays for strftime
-    }
-  }
-  char buf[1024];
-  size_t n = strftime(buf, sizeof buf, fmt.c_str(), &tm);
-  return std::string(buf, n);
-}
 
 // The test's loggable attributes: the ones %(check_#ALL)s lists. Names and
 // unset values as ReFrame 4's RegressionTest has them.
@@ -230,7 +199,7 @@ PerflogAttrs PerfFieldAttrs(const PerfResult& p) {
 PerflogAttrs RecordAttrs(const PerflogFormat& fmt, const SessionInfo& s, const CaseResult& c, const PerfResult* var,
                          double now) {
   PerflogAttrs a = PerflogAttributes(s, c);
-  a["asctime"] = FormatTime(now, fmt.datefmt);  // RFC3339Formatter.formatTime
+  a["asctime"] = PyStrftime(now, fmt.datefmt);  // RFC3339Formatter.formatTime
   a["created"] = now;
   a["levelname"] = "info";
   a["levelno"] = 20;
@@ -285,52 +254,7 @@ std::vector<Placeholder> Placeholders(const std::string& fmt) {
   return out;
 }
 
-// The names of `fmt`'s placeholders, or an error at the first '%' that is
-// neither %% nor %(name)s (Python's %-formatting knows more: widths,
-// flags, other conversions; ReFrame's header and record code do not).
-Result<std::vector<std::string>> ScanFormat(const std::string& fmt, const std::string& key) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < fmt.size(); ++i) {
-    if (fmt[i] != '%') continue;
-    if (fmt.compare(i, 2, "%%") == 0) {
-      ++i;
-      continue;
-    }
-    size_t close = fmt.compare(i, 2, "%(") == 0 ? fmt.find(')', i + 2) : std::string::npos;
-    if (close == std::string::npos || close + 1 >= fmt.size() || fmt[close + 1] != 's') {
-      std::string at = fmt.substr(i, std::min<size_t>(close == std::string::npos ? 2 : close - i + 2, 40));
-      return Status::Error(key + ": '" + at + "' at offset " + std::to_string(i) +
-                           ": hetbench writes %(name)s placeholders and %% only (as ReFrame's perflog "
-                           "header does); write a literal '%' as %%");
-    }
-    names.push_back(fmt.substr(i + 2, close - i - 2));
-    i = close + 1;
-  }
-  return names;
-}
 
-// fmt % values: unknown check_ names render as null (ReFrame sets them to
-// None, then _xfmt), other unknown names as None.
-std::string Substitute(const std::string& fmt, const Attrs& values) {
-  std::string out;
-  for (size_t i = 0; i < fmt.size(); ++i) {
-    if (fmt.compare(i, 2, "%%") == 0) {
-      out += '%';
-      ++i;
-      continue;
-    }
-    size_t close = fmt.compare(i, 2, "%(") == 0 ? fmt.find(")s", i + 2) : std::string::npos;
-    if (close == std::string::npos) {
-      out += fmt[i];
-      continue;
-    }
-    std::string name = fmt.substr(i + 2, close - i - 2);
-    auto it = values.find(name);
-    out += it != values.end() ? it->second : StartsWith(name, "check_") ? "null" : "None";
-    i = close + 1;
-  }
-  return out;
-}
 
 // _guess_delim: the one character following every placeholder, else '|'.
 std::string GuessDelim(const std::string& fmt) {
@@ -385,7 +309,7 @@ std::string PerfValues(const PerflogFormat& fmt, const CaseResult& c) {
   for (const auto& p : c.perf) {
     Attrs v;
     for (const auto& [k, val] : PerfFieldAttrs(p)) v[k] = PyStr(val);
-    chunks.push_back(Substitute(body, v));
+    chunks.push_back(PyPercentFormat(body, v));
   }
   return Join(chunks, delim);
 }
@@ -394,7 +318,7 @@ std::string PerfValues(const PerflogFormat& fmt, const CaseResult& c) {
 Attrs FormatValues(const PerflogFormat& fmt, const PerflogAttrs& record, const CaseResult& c) {
   Attrs a;
   for (const auto& [k, v] : record) a[k] = StartsWith(k, "check_") ? Xfmt(v) : PyStr(v);
-  a["check_job_completion_time"] = FormatTime(CompletionTime(c), fmt.datefmt);
+  a["check_job_completion_time"] = PyStrftime(CompletionTime(c), fmt.datefmt);
   a["check_perfvalues"] = PerfValues(fmt, c);
   return a;
 }
@@ -406,12 +330,12 @@ Result<std::string> FolderFor(const std::string& prefix, PerflogAttrs record) {
   record.erase("message");
   Attrs raw;
   for (const auto& [k, v] : record) raw[k] = PyStr(v);
-  auto names = ScanFormat(prefix, "prefix");
+  auto names = PyScanFormat(prefix, "prefix");
   if (!names.ok()) return names.status();
   for (const auto& n : *names)
     if (!raw.count(n))
       return Status::Error("logging failed: unknown placeholder in filename pattern: '" + n + "'");
-  return Substitute(prefix, raw);
+  return PyPercentFormat(prefix, raw);
 }
 
 // ---- appending to the file ----
@@ -518,7 +442,7 @@ Status AppendWithHeader(const std::string& path, const std::string& header, cons
 }  // namespace
 
 Status CheckPerflogFormat(const PerflogFormat& fmt) {
-  auto names = ScanFormat(fmt.format, "format");
+  auto names = PyScanFormat(fmt.format, "format");
   if (!names.ok()) return names.status();
   for (const auto& n : *names) {
     if (n != "check_#ALL") {
@@ -533,7 +457,7 @@ Status CheckPerflogFormat(const PerflogFormat& fmt) {
                            ", which hetbench does not record; list them in ignore_keys (as ReFrame's "
                            "builtin handler does)");
   }
-  auto perf = ScanFormat(fmt.format_perfvars, "format_perfvars");
+  auto perf = PyScanFormat(fmt.format_perfvars, "format_perfvars");
   if (!perf.ok()) return perf.status();
   for (const auto& n : *perf)
     if (std::find(PerfFields().begin(), PerfFields().end(), n) == PerfFields().end())
@@ -545,7 +469,7 @@ Status CheckPerflogFormat(const PerflogFormat& fmt) {
 Status CheckFilelogConfig(const FilelogConfig& cfg) {
   Status st = CheckPerflogFormat(cfg.fmt);
   if (!st.ok()) return st;
-  auto names = ScanFormat(cfg.prefix, "prefix");
+  auto names = PyScanFormat(cfg.prefix, "prefix");
   if (!names.ok()) return names.status();
   PerflogAttrs known = RecordAttrs(cfg.fmt, SessionInfo(), CaseResult(), nullptr, 0);
   for (const auto& n : *names) {
@@ -564,7 +488,7 @@ Status CheckFilelogConfig(const FilelogConfig& cfg) {
 PerflogAttrs PerflogAttributes(const SessionInfo& s, const CaseResult& c) {
   PerflogAttrs a = LoggableAttrs(c);
   a["check_result"] = c.result;
-  a["check_job_completion_time"] = FormatTime(CompletionTime(c), "%FT%T%:z");
+  a["check_job_completion_time"] = PyStrftime(CompletionTime(c), "%FT%T%:z");
   a["check_info"] = Info(c);
   bool failed = c.result != "pass";
   a["check_fail_phase"] = failed ? StrOrNull(c.fail_stage) : Json(nullptr);
@@ -603,11 +527,11 @@ std::vector<std::string> PerflogRecords(const PerflogFormat& fmt, const SessionI
   std::string expanded = ExpandAll(fmt, c);
   std::vector<std::string> out;
   if (!fmt.multiline || c.perf.empty()) {
-    out.push_back(Substitute(expanded, FormatValues(fmt, RecordAttrs(fmt, session, c, nullptr, now), c)));
+    out.push_back(PyPercentFormat(expanded, FormatValues(fmt, RecordAttrs(fmt, session, c, nullptr, now), c)));
     return out;
   }
   for (const auto& p : c.perf)
-    out.push_back(Substitute(expanded, FormatValues(fmt, RecordAttrs(fmt, session, c, &p, now), c)));
+    out.push_back(PyPercentFormat(expanded, FormatValues(fmt, RecordAttrs(fmt, session, c, &p, now), c)));
   return out;
 }
 

@@ -223,7 +223,10 @@ Status PerflogHandlers::Add(const Json& h, size_t i, const PerflogHandlerOptions
   for (const char* k : {"perflog_compat", "perflog_multiline"})
     if (h.contains(k))
       return f.Fail(std::string(k) + ": a key of the logging entry, beside handlers_perflog, not of a handler");
-  if (type == "file" || type == "stream" || type == "graylog") return Status::OK();
+  if (type == "file" || type == "stream" || type == "graylog")
+    return f.Fail("hetbench writes performance records with filelog (one file per test, ReFrame's perflog), "
+                  "httpjson and syslog handlers; for records in one file use filelog with a prefix, and put "
+                  "file and stream handlers under `handlers`, for the main log");
   if (type != "filelog" && type != "httpjson" && type != "syslog")
     return Status::Error("logging: handlers_perflog[" + std::to_string(i) + "]: unknown handler type '" + type +
                          "'" + DidYouMean(type, {"filelog", "httpjson", "syslog", "file", "stream", "graylog"}));

@@ -20,8 +20,9 @@
 // filelog handler's perflogs (ReFrame would write none). A key hetbench
 // cannot honour, or a format asking for what it does not record
 // (perflog.h CheckPerflogFormat), is an error naming the handler's index
-// and the key. Types `file` and `stream` (ReFrame's general log, not
-// perflogs) and `graylog` are accepted and not acted on here.
+// and the key. Types `file`, `stream` and `graylog` under
+// handlers_perflog are errors that say what to use instead; `file` and
+// `stream` under `handlers` are the main log's (results/main_log.h).
 //
 // Owned by the run command; Log/Finish/TakeWarnings from one thread.
 #pragma once

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 
 namespace hb {
 
@@ -135,6 +136,85 @@ void AppendUtf8(std::string& out, uint32_t cp) {
     out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
+}
+
+// _format_time_rfc3339: time.strftime(datefmt) of the local time t, with
+// "%:z" as +HH:MM and, as datetime.strftime does, "%f" as microseconds.
+std::string PyStrftime(double t, const std::string& datefmt) {
+  if (t <= 0) return "null";
+  double whole = std::floor(t);
+  long usec = std::lround((t - whole) * 1e6);
+  if (usec >= 1000000) whole += 1, usec -= 1000000;
+  time_t secs = static_cast<time_t>(whole);
+  struct tm tm {};
+  localtime_r(&secs, &tm);
+  char tz[16] = "", us[16];
+  strftime(tz, sizeof tz, "%z", &tm);
+  std::string z = tz;
+  if (z.size() == 5) z = z.substr(0, 3) + ":" + z.substr(3);
+  std::snprintf(us, sizeof us, "%06ld", usec);
+  std::string fmt;
+  for (size_t i = 0; i < datefmt.size(); ++i) {
+    if (datefmt[i] != '%' || i + 1 == datefmt.size()) {
+      fmt += datefmt[i];
+    } else if (datefmt[i + 1] == 'f') {
+      fmt += us, ++i;
+    } else if (datefmt.compare(i + 1, 2, ":z") == 0) {
+      fmt += z, i += 2;
+    } else {
+      fmt += datefmt.substr(i, 2), ++i;  // %% stays for strftime
+    }
+  }
+  char buf[1024];
+  size_t n = strftime(buf, sizeof buf, fmt.c_str(), &tm);
+  return std::string(buf, n);
+}
+
+// The names of `fmt`'s placeholders, or an error at the first '%' that is
+// neither %% nor %(name)s (Python's %-formatting knows more: widths,
+// flags, other conversions; ReFrame's header and record code do not).
+Result<std::vector<std::string>> PyScanFormat(const std::string& fmt, const std::string& key) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%') continue;
+    if (fmt.compare(i, 2, "%%") == 0) {
+      ++i;
+      continue;
+    }
+    size_t close = fmt.compare(i, 2, "%(") == 0 ? fmt.find(')', i + 2) : std::string::npos;
+    if (close == std::string::npos || close + 1 >= fmt.size() || fmt[close + 1] != 's') {
+      std::string at = fmt.substr(i, std::min<size_t>(close == std::string::npos ? 2 : close - i + 2, 40));
+      return Status::Error(key + ": '" + at + "' at offset " + std::to_string(i) +
+                           ": hetbench writes %(name)s placeholders and %% only (as ReFrame's perflog "
+                           "header does); write a literal '%' as %%");
+    }
+    names.push_back(fmt.substr(i + 2, close - i - 2));
+    i = close + 1;
+  }
+  return names;
+}
+
+// fmt % values: unknown check_ names render as null (ReFrame sets them to
+// None, then _xfmt), other unknown names as None.
+std::string PyPercentFormat(const std::string& fmt, const std::map<std::string, std::string>& values) {
+  std::string out;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt.compare(i, 2, "%%") == 0) {
+      out += '%';
+      ++i;
+      continue;
+    }
+    size_t close = fmt.compare(i, 2, "%(") == 0 ? fmt.find(")s", i + 2) : std::string::npos;
+    if (close == std::string::npos) {
+      out += fmt[i];
+      continue;
+    }
+    std::string name = fmt.substr(i + 2, close - i - 2);
+    auto it = values.find(name);
+    out += it != values.end() ? it->second : StartsWith(name, "check_") ? "null" : "None";
+    i = close + 1;
+  }
+  return out;
 }
 
 }  // namespace hb

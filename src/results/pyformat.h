@@ -4,6 +4,7 @@
 // (ensure_ascii=True, separators ', ' and ': '). Pure functions.
 #pragma once
 
+#include "util/status.h"
 #include "util/strings.h"
 
 #include <cstdint>
@@ -29,6 +30,17 @@ std::string PyJsonString(std::string_view s);
 std::string PyJsonObject(const std::vector<std::pair<std::string, std::string>>& items);
 // json.dumps of {key: {key: value}} (sorted keys, as std::map holds them).
 std::string PyJsonObject(const std::map<std::string, std::map<std::string, std::string>>& items);
+
+// Python's logging formats, as ReFrame's handlers use them:
+// time.strftime(datefmt) of the local time t, with ReFrame's "%:z" as
+// +HH:MM and datetime's "%f" as microseconds ("null" for t <= 0).
+std::string PyStrftime(double t, const std::string& datefmt);
+// The names of a %-format's %(name)s placeholders, or an error naming
+// `key` at the first '%' that is neither %% nor %(name)s.
+Result<std::vector<std::string>> PyScanFormat(const std::string& fmt, const std::string& key);
+// fmt % values: a name `values` lacks renders as null when it starts with
+// check_ (ReFrame sets those to None, then formats them), else as None.
+std::string PyPercentFormat(const std::string& fmt, const std::map<std::string, std::string>& values);
 
 // json.dumps(v) of any JSON value (objects in their own key order).
 std::string PyJsonDumps(const nlohmann::ordered_json& v);

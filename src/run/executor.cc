@@ -170,6 +170,10 @@ Status Executor::Prepare() {
     std::string err;
     Scheduler* s = SchedulerFor(*p, &err);
     if (!s) return Status::Error("partition '" + session_.system_name + ":" + p->name + "': " + err);
+    // A launcher that cannot work is one error before anything runs.
+    auto launcher = MakeLauncher(p->launcher, {}, p->scheduler);
+    if (!launcher.ok())
+      return launcher.status().Prefixed("partition '" + session_.system_name + ":" + p->name + "'");
     if (opts_.dry_run) continue;  // offline: no scheduler command, no API server
     Status st = s->Check();
     if (!st.ok()) return st.Prefixed("partition '" + session_.system_name + ":" + p->name + "'");

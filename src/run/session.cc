@@ -1,9 +1,8 @@
 #include "run/session.h"
 
-#include <map>
-
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -13,7 +12,10 @@
 #include "config/detect.h"
 #include "config/topology.h"
 #include "model/bind.h"
+#include "results/main_log.h"
 #include "results/store.h"
+#include "util/log.h"
+#include "version.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
@@ -117,6 +119,26 @@ Status CheckReferences(const TestSuite& suite, const SiteConfig& config) {
 
 namespace {
 
+// -v: a test that names a partition by an alias ('generic:local').
+void NoteAliases(const TestSuite& suite, const System& sys) {
+  if (!LogEnabled(kLogVerbose)) return;
+  for (const auto& p : sys.partitions) {
+    for (const auto& alias : p.aliases) {
+      std::string key = sys.name + ":" + alias;
+      for (const auto& spec : suite.specs) {
+        bool in_valid = std::any_of(spec->valid_systems.begin(), spec->valid_systems.end(),
+                                    [&](const std::string& e) { return e.find(key) != std::string::npos; });
+        bool in_ref = std::any_of(spec->reference.begin(), spec->reference.end(),
+                                  [&](const auto& r) { return r.first == key; });
+        if (in_valid || in_ref)
+          LogRecord(kLogVerbose, "test " + spec->name + ": '" + key + "' in " +
+                                     (in_valid ? "valid_systems" : "reference") + " is partition '" + p.name +
+                                     "' (its old name; ReFrame's is '" + p.name + "')");
+      }
+    }
+  }
+}
+
 std::vector<PartitionView> Views(const SiteConfig& config, const System& sys,
                                  const std::vector<std::string>& parts) {
   std::vector<PartitionView> views;
@@ -132,12 +154,6 @@ std::vector<PartitionView> Views(const SiteConfig& config, const System& sys,
   return views;
 }
 
-std::string ThisHost() {
-  char buf[256] = {0};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  return buf;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
@@ -145,9 +161,34 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   auto cfg = LoadConfiguration(opts.config_files);
   if (!cfg.ok()) return cfg.status();
   session->config = std::move(cfg.value());
-  auto sel = SelectSystem(session->config, opts.system, opts.hostname.empty() ? ThisHost() : opts.hostname);
+  std::string host = opts.hostname.empty() ? ThisHostName() : opts.hostname;
+  auto sel = SelectSystem(session->config, opts.system, host);
   if (!sel.ok()) return sel.status();
   const System* sys = sel->first;
+  {
+    MainLogOptions log;
+    log.verbosity = opts.verbosity;
+    if (opts.log_file) log.default_file = JoinPath(AbsPath(opts.prefix), "hetbench.log");
+    log.hostname = ThisHostName();
+    log.user = ThisUserName();
+    log.version = HETBENCH_VERSION;
+    log.config_files = session->config.files;
+    Status st = SetUpMainLog(session->config.SectionFor("logging", sys->name), log);
+    if (!st.ok()) return st;
+  }
+  LogRecord(kLogVerbose, session->config.files.empty()
+                             ? "configuration: the embedded generic system (no -C, no HETBENCH_CONFIG_FILES)"
+                             : "configuration: " + Join(session->config.files, ", ") +
+                                   (opts.config_files.empty() ? " (from HETBENCH_CONFIG_FILES)" : ""));
+  if (!opts.system.empty()) {
+    LogRecord(kLogVerbose, "system: " + sys->name + " (--system " + opts.system + ")");
+    std::string part = opts.system.find(':') == std::string::npos ? "" : opts.system.substr(opts.system.find(':') + 1);
+    if (sel->second && !part.empty() && part != sel->second->name)
+      LogRecord(kLogVerbose, "partition '" + part + "' is an alias of '" + sel->second->name + "'" +
+                                 (part == kGenericPartitionAlias ? " (ReFrame's name is 'default')" : ""));
+  } else {
+    LogRecord(kLogVerbose, "system: " + sys->name + " (its hostnames match this host, '" + host + "')");
+  }
   session->system_name = sys->name;
   if (sel->second) {
     session->partition_names.push_back(sel->second->name);
@@ -187,15 +228,28 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
     if (!o.ok()) return o.status();
     load.setvars.push_back(std::move(o.value()));
   }
+  LogRecord(kLogVerbose, "test files: looking in " + Join(paths, ", ") + (recursive ? " (recursively)" : ""));
   auto suite = LoadTests(paths, load);
   if (!suite.ok()) return suite.status();
   session->suite = std::move(suite.value());
+  for (const auto& s : session->suite.skipped) LogRecord(kLogVerbose, "skipped " + s);
+  LogRecord(kLogVerbose, "loaded " + std::to_string(session->suite.specs.size()) + " test(s) from " +
+                             std::to_string(session->suite.files.size()) + " file(s)");
   Status st = CheckReferences(session->suite, session->config);
   if (!st.ok()) return st;
+  NoteAliases(session->suite, *sys);
   auto views = Views(session->config, *sys, session->partition_names);
   auto cases = ExpandCases(session->suite, views, opts.filter, &session->selection);
   if (!cases.ok()) return cases.status();
   session->cases = std::move(cases.value());
+  const SelectionReport& sr = session->selection;
+  LogRecord(kLogVerbose, "selection: " + std::to_string(sr.tests) + " test(s); " + std::to_string(sr.named_tests) +
+                             " kept by -n/-x; " + std::to_string(sr.on_system) + " case(s) valid on " +
+                             Join(session->partition_names, ", ") + "; dropped: " +
+                             std::to_string(sr.dropped_by_environ) + " by -p, " + std::to_string(sr.dropped_by_tag) +
+                             " by -t, " + std::to_string(sr.dropped_by_expr) + " by -E; " +
+                             std::to_string(sr.selected) + " selected, " + std::to_string(session->cases.size()) +
+                             " with their dependencies");
   if (session->cases.empty() && !opts.filter.empty() && !opts.allow_empty)
     return Status::Error("no test case matches the selection: " +
                          ExplainEmptySelection(session->suite, views, opts.filter, session->selection) +

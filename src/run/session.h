@@ -28,6 +28,8 @@ struct SessionOptions {
   std::string prefix = ".";             // --prefix
   std::string hostname;                 // "" = this host's name
   std::vector<std::string> setvars;     // -S [TEST.]FIELD=VALUE (model/setvar.h)
+  int verbosity = 0;                    // -v, repeatable: the main log on the terminal
+  bool log_file = false;                // write <prefix>/hetbench.log (run) unless the configuration has handlers
 };
 
 struct Session {
@@ -45,7 +47,10 @@ struct Session {
   const Environment* environment(const TestCase& c) const;
 };
 
-// Loads configuration and tests and expands the cases. Every error is one
+// Loads configuration and tests and expands the cases, and sets up the
+// main log (results/main_log.h), to which it records what it read and
+// chose: the configuration files, the system and why, the test files
+// read and skipped, what each filter dropped. Every error is one
 // message with file:line:column where it comes from a file. Filters (-n,
 // -x, -t, -p, -E) that leave no case are an error that says which option
 // matched nothing, unless allow_empty.

@@ -15,6 +15,7 @@
 
 #include "sched/process.h"
 #include "util/fs.h"
+#include "util/log.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -71,6 +72,21 @@ class SystemCommandRunner : public CommandRunner {
   }
 
   CommandResult Run(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd) override {
+    auto start = std::chrono::steady_clock::now();
+    CommandResult res = RunOnce(argv, timeout_s, cwd);
+    if (!argv.empty() && LogEnabled(kLogDebug)) {
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::vector<std::string> words;
+      for (const auto& a : argv) words.push_back(ShellQuote(a));
+      std::string what = res.not_found ? "not found" : res.timed_out ? "killed after the time limit"
+                                                                      : "exit " + std::to_string(res.exit_code);
+      LogRecord(kLogDebug, "command: " + Join(words, " ") + " -> " + what + " in " + FormatNumber(s, 3) + " s" +
+                               (res.exit_code > 0 ? " (" + res.Problem(argv[0]) + ")" : ""));
+    }
+    return res;
+  }
+
+  CommandResult RunOnce(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd) {
     CommandResult res;
     if (argv.empty()) return res;
     Count(argv[0]);

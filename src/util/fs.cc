@@ -1,5 +1,6 @@
 #include "util/fs.h"
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -86,6 +87,17 @@ std::string JoinPath(const std::string& a, const std::string& b) {
   if (b.empty()) return a;
   if (b[0] == '/' || a.empty()) return b;
   return (fs::path(a) / b).string();
+}
+
+std::string ThisHostName() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "localhost";
+  return buf;
+}
+
+std::string ThisUserName() {
+  if (const passwd* pw = ::getpwuid(::geteuid())) return pw->pw_name;
+  return std::to_string(::geteuid());
 }
 
 }  // namespace hb

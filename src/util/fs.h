@@ -23,4 +23,9 @@ std::string AbsPath(const std::string& path);
 std::string DirName(const std::string& path);
 std::string JoinPath(const std::string& a, const std::string& b);
 
+// This host's name ("localhost" when it has none) and the effective user's
+// name (the uid when it has none).
+std::string ThisHostName();
+std::string ThisUserName();
+
 }  // namespace hb

@@ -102,7 +102,11 @@ TEST(ReframeCli, GenericDefaultIsReframesNameAndLocalStaysAnAlias) {
   text.replace(text.find("generic:default"), 15, "generic:local");
   text += "valid_systems: ['generic:local']\n";
   Write(old + "/t.yaml", text);
-  o = Hetbench({"run", "-c", "t.yaml", "--system", "generic:local", "-n", "threads=1", "--no-store"}, old);
+  o = Hetbench({"run", "-c", "t.yaml", "--system", "generic:local", "-n", "threads=1", "--no-store", "-v"}, old);
+  EXPECT_NE(o.err.find("test stream: 'generic:local' in valid_systems is partition 'default' (its old name; "
+                       "ReFrame's is 'default')"),
+            std::string::npos)
+      << o.err;
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_NE(o.out.find("@generic:default+builtin"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("is 90% below reference 1000"), std::string::npos) << o.out;
@@ -248,6 +252,44 @@ TEST(ReframeCli, PerformanceReportShowsThePreviousStoredValues) {
   // Without the option the table is as before.
   o = e2e::Hetbench({"run", "-c", "t.yaml"}, dir, 60, env);
   EXPECT_EQ(o.out.find("previous"), std::string::npos) << o.out;
+}
+
+TEST(ReframeCli, VerboseAndTheLogFileSayWhy) {
+  std::string dir = TempDir();
+  Write(dir + "/t.yaml", kStream);
+  Write(dir + "/site.yaml", "systems:\n  - {name: s, hostnames: [x], partitions: []}\n");
+  auto o = Hetbench({"list", "-c", ".", "-t", "memory", "-p", "builtin", "-v"}, dir);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("hetbench: configuration: the embedded generic system"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("hetbench: system: generic (its hostnames match this host"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("hetbench: skipped ./site.yaml: a site configuration, not tests"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("hetbench: selection: 1 test(s); 1 kept by -n/-x; 2 case(s) valid on default; dropped: 0 by "
+                       "-p, 0 by -t, 0 by -E; 2 selected, 2 with their dependencies"),
+            std::string::npos)
+      << o.err;
+  o = Hetbench({"list", "-c", "t.yaml"}, dir);
+  EXPECT_TRUE(o.err.empty()) << o.err;  // quiet without -v
+  o = Hetbench({"list", "-c", "t.yaml", "--system", "generic:local", "-v"}, dir);
+  EXPECT_NE(o.err.find("partition 'local' is an alias of 'default' (ReFrame's name is 'default')"), std::string::npos)
+      << o.err;
+  // `run` keeps the log in <prefix>/hetbench.log, -v or not.
+  o = Hetbench({"run", "-c", "t.yaml", "-n", "threads=1", "--no-store", "--skip-performance-check", "--prefix", "p"},
+               dir);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  std::string log = Read(dir + "/p/hetbench.log");
+  EXPECT_NE(log.find("] verbose: system: generic (its hostnames match"), std::string::npos) << log;
+  EXPECT_NE(log.find("] verbose: selection: 1 test(s)"), std::string::npos) << log;
+  // A configuration's own handlers replace that file.
+  Write(dir + "/cfg.yaml", e2e::LocalSite(R"(logging:
+  - handlers:
+      - {type: file, name: mine.log, level: verbose, format: '%(levelname)s %(message)s'}
+)"));
+  Write(dir + "/u.yaml", "name: u\nexecutable: echo\nsanity: [{exit_code: 0}]\n");
+  o = Hetbench({"run", "-C", "cfg.yaml", "-c", "u.yaml", "--no-store", "--prefix", "q"}, dir);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_FALSE(Exists(dir + "/q/hetbench.log"));
+  EXPECT_NE(Read(dir + "/mine.log").find("verbose system: box (its hostnames match"), std::string::npos)
+      << Read(dir + "/mine.log");
 }
 
 }  // namespace

@@ -101,6 +101,11 @@ TEST_P(SlurmTest, PassAndFail) {
   if (std::string(GetParam().partition) == "sacct" && !GetParam().accounting) {
     EXPECT_NE(o.out.find("accounting is off"), std::string::npos) << "falls back and says so\n" << o.out;
   }
+  // The main log has every scheduler command with its exit status and time.
+  std::string log = Read(dir_ + "/hetbench.log");
+  EXPECT_NE(log.find("] debug: command: sbatch "), std::string::npos) << log;
+  EXPECT_NE(log.find("-> exit 0 in "), std::string::npos) << log;
+  EXPECT_NE(log.find("] verbose: system: slurmtest (--system slurmtest:"), std::string::npos) << log;
 }
 
 TEST_P(SlurmTest, TimeLimit) {
