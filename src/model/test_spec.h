@@ -81,7 +81,7 @@ struct VariableSpec {
   std::string type = "str";  // int, float, bool, str
   std::optional<std::string> default_text;  // as written; converted by type
   bool required = false;
-  bool loggable = false;  // a perflog record attribute check_NAME
+  bool loggable = true;  // a perflog record attribute check_NAME (ReFrame 4.5+: by default)
   SourceMark mark;
 };
 

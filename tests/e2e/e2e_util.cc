@@ -59,6 +59,15 @@ nlohmann::json LatestReport(const std::string& dir) {
   return nlohmann::json::parse(Read(files.back()));
 }
 
+nlohmann::json ReportOf(const Output& o) {
+  const std::string key = "Run report: ";
+  size_t at = o.out.rfind(key);
+  if (at == std::string::npos) return nlohmann::json::object();
+  size_t end = o.out.find('\n', at);
+  std::string path = o.out.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size());
+  return nlohmann::json::parse(Read(path), nullptr, false);
+}
+
 pid_t StartHetbench(const std::vector<std::string>& args, const std::string& cwd, const Env& env) {
   pid_t pid = fork();
   if (pid == 0) {

@@ -29,6 +29,9 @@ std::vector<std::string> Find(const std::string& dir, const std::string& pattern
 // The newest JSON run report (dir/reports/run-*.json, parsed), or an empty
 // object when there is none.
 nlohmann::json LatestReport(const std::string& dir);
+// The run report a `hetbench run` printed ("Run report: PATH"), or an empty
+// object.
+nlohmann::json ReportOf(const Output& o);
 
 // Two tests: `good` passes with performance value 1.5 s; `bad` fails in
 // the run stage, exit code 3 with "oops" on stderr.

@@ -211,15 +211,22 @@ performance:
 )";
   auto local = Run(test, "here");
   ASSERT_EQ(local.exit_code, 0) << local.out << local.err;
-  auto local_rep = Report();
+  const nlohmann::json local_rep = e2e::ReportOf(local);
   auto kube = Run(test, "kube");
   ASSERT_EQ(kube.exit_code, 0) << kube.out << kube.err;
-  auto kube_rep = Report();
-  ASSERT_EQ(kube_rep["cases"].size(), 1u);
-  const auto& lc = local_rep["cases"][0];
-  const auto& kc = kube_rep["cases"][0];
-  EXPECT_EQ(kc["result"], "pass") << kc.dump(2);
-  EXPECT_EQ(kc["perfvalues"].dump(), lc["perfvalues"].dump());
+  const nlohmann::json kube_rep = e2e::ReportOf(kube);
+  ASSERT_EQ(local_rep.value("cases", nlohmann::json::array()).size(), 1u) << local.out;
+  ASSERT_EQ(kube_rep.value("cases", nlohmann::json::array()).size(), 1u) << kube.out;
+  const auto& lc = local_rep.at("cases").at(0);
+  const auto& kc = kube_rep.at("cases").at(0);
+  EXPECT_EQ(kc.at("result"), "pass") << kc.dump(2);
+  EXPECT_EQ(lc.at("partition"), "here");
+  EXPECT_EQ(kc.at("partition"), "kube");
+  // The same performance value, extracted the same way.
+  ASSERT_EQ(kc.at("perf").size(), 1u) << kc.dump(2);
+  ASSERT_EQ(lc.at("perf").size(), 1u) << lc.dump(2);
+  for (const char* k : {"name", "value", "unit"}) EXPECT_EQ(kc["perf"][0].at(k), lc["perf"][0].at(k)) << k;
+  EXPECT_EQ(kc["perf"][0].at("value"), 42.5);
   // The file the job wrote came back (keep_files) and stdout is clean.
   auto kept = e2e::Find(dir_ + "/output", "result.txt");
   ASSERT_EQ(kept.size(), 2u);
