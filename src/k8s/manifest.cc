@@ -696,6 +696,16 @@ Result<ManifestSet> UserManifest(const Job& job, const K8sOptions& opts) {
   else md["namespace"] = opts.ns;
   if (set.main_kind == "pods" && obj.contains("spec") && !obj["spec"].contains("restartPolicy"))
     obj["spec"]["restartPolicy"] = "Never";
+  // A user's Pod or Job runs under the test's time limit, as hetbench's own
+  // Jobs do, and a Job is not retried by Kubernetes (its default
+  // backoffLimit, 6, would run 7 pods for one failing case), unless the
+  // manifest says otherwise.
+  if ((set.main_kind == "pods" || set.main_kind == "jobs") && obj.contains("spec") && obj["spec"].is_object()) {
+    json& spec = obj["spec"];
+    if (job.time_limit_s > 0 && !spec.contains("activeDeadlineSeconds"))
+      spec["activeDeadlineSeconds"] = static_cast<long long>(std::ceil(job.time_limit_s));
+    if (set.main_kind == "jobs" && !spec.contains("backoffLimit")) spec["backoffLimit"] = 0;
+  }
 
   std::optional<Payload> payload;
   if (AnyWantsPayload(obj)) {

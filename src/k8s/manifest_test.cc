@@ -481,6 +481,7 @@ TEST(ManifestTest, UserPodGetsLabelsNameAndPayload) {
   EXPECT_EQ(pod["metadata"]["labels"]["app.kubernetes.io/managed-by"], "hetbench");
   EXPECT_EQ(pod["metadata"]["annotations"]["hetbench.io/case-id"], s.job.case_id);
   EXPECT_EQ(pod["spec"]["restartPolicy"], "Never");
+  EXPECT_EQ(pod["spec"]["activeDeadlineSeconds"], 91);  // the test's time_limit, 90.5 s
   const json& c = pod["spec"]["containers"][0];
   EXPECT_EQ(c["image"], "alpine:3");
   EXPECT_EQ(c["command"][0], "/bin/sh");
@@ -510,11 +511,29 @@ TEST(ManifestTest, UserJobKeepsItsOwnCommand) {
   EXPECT_EQ(m.nonce, "");
   const json& job = m.objects[0];
   EXPECT_EQ(job["metadata"]["generateName"], "own-");
-  EXPECT_EQ(job["spec"]["backoffLimit"], 2);
+  EXPECT_EQ(job["spec"]["backoffLimit"], 2);  // the manifest's own
+  EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 91);
   EXPECT_EQ(Container(job)["command"], json::parse(R"j(["echo", "$(HOME)"])j"));
   EXPECT_FALSE(Container(job).contains("env"));
   EXPECT_EQ(job["spec"]["template"]["metadata"]["labels"]["hetbench.io/session"], "s1");
   ExpectValid(m);
+}
+
+TEST(ManifestTest, UserJobGetsNoRetriesAndTheTimeLimitUnlessItSetsThem) {
+  Stage s;
+  K8sOptions o = Options(R"j({"manifest": {"apiVersion": "batch/v1", "kind": "Job",
+      "spec": {"template": {"spec": {"restartPolicy": "Never",
+        "containers": [{"name": "main", "image": "alpine:3", "command": ["false"]}]}}}}})j");
+  json job = Make(s.job, o).objects[0];
+  EXPECT_EQ(job["spec"]["backoffLimit"], 0);
+  EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 91);
+  o.manifest["spec"]["activeDeadlineSeconds"] = 30;
+  job = Make(s.job, o).objects[0];
+  EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 30);
+  s.job.time_limit_s = 0;  // no limit: none added
+  o.manifest["spec"].erase("activeDeadlineSeconds");
+  job = Make(s.job, o).objects[0];
+  EXPECT_FALSE(job["spec"].contains("activeDeadlineSeconds"));
 }
 
 TEST(ManifestTest, CustomResourceNeedsItsPlural) {
