@@ -568,6 +568,24 @@ TEST(ManifestTest, CustomResourceNeedsItsPlural) {
 
 // ----------------------------------------------------- validation script
 
+// Extended-resource names have a domain with dots; a quantity written as a
+// number there is fine (the client keeps quantities as strings), and no
+// false "wrong type" is reported.
+TEST(ManifestValidateTest, AcceptsExtendedResourceQuantities) {
+  ASSERT_TRUE(HaveKubernetesClient()) << "no python3-kubernetes for /usr/bin/python3 (run ./scripts/deps)";
+  json pod = json::parse(R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q", "namespace": "ns"},
+      "spec": {"restartPolicy": "Never", "containers": [{"name": "main", "image": "alpine:3",
+        "resources": {"limits": {"nvidia.com/gpu": 1, "graphcore.ai/ipu": 2, "cpu": "500m", "memory": "1Gi"},
+                      "requests": {"nvidia.com/gpu": "1", "cpu": 0.5}}}]}})");
+  Validation v = Validate({pod});
+  EXPECT_EQ(v.rc, 0) << v.out;
+  EXPECT_EQ(v.out.find("wrong type"), std::string::npos) << v.out;
+  // A number where the API wants a string, outside a quantity, still is.
+  pod["spec"]["containers"][0]["image"] = 3;
+  v = Validate({pod});
+  EXPECT_EQ(v.rc, 1) << v.out;
+}
+
 TEST(ManifestValidateTest, CatchesAMisspeltField) {
   // scripts/deps installs python3-kubernetes: its absence is a broken setup, not a reason to skip.
   ASSERT_TRUE(HaveKubernetesClient()) << "no python3-kubernetes for /usr/bin/python3 (run ./scripts/deps)";

@@ -2,6 +2,10 @@
 // local scheduler, the real /usr/bin/torchrun (Debian's python3-torch,
 // installed by scripts/deps) starting PyTorch workers that all-reduce over
 // gloo on the CPU.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -21,6 +25,28 @@ std::string TorchrunMissing() {
     return "torchrun is in PATH but `torchrun --help` fails (is PyTorch importable by its Python?)";
   return "";
 }
+
+// Debian 12's torchrun (PyTorch 1.13) runs `--standalone` on the fixed
+// port localhost:29400 (torch/distributed/run.py; later PyTorch picks a free
+// port), so two single-node torchrun runs on one host at once clash
+// ("failed to bind to 0.0.0.0:29400: Address already in use"). These tests
+// run under ctest -j2 beside each other: each holds this lock while its
+// torchrun runs.
+class StandalonePortLock {
+ public:
+  StandalonePortLock() {
+    fd_ = ::open("/tmp/hetbench-e2e-torchrun-29400.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~StandalonePortLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  StandalonePortLock(const StandalonePortLock&) = delete;
+  StandalonePortLock& operator=(const StandalonePortLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 // Each worker adds rank+1 over the group: 1 + 2 = 3 for two workers.
 const char kDdpScript[] = R"(import os, torch, torch.distributed as dist
@@ -81,6 +107,7 @@ std::string Folder(const std::string& site, const std::string& test, const std::
 TEST(TorchrunE2E, TwoWorkersAllReduceThroughThePartitionsLauncher) {
   std::string missing = TorchrunMissing();
   if (!missing.empty()) GTEST_SKIP() << missing;
+  StandalonePortLock port_lock;
   std::string dir = Folder(kSite, kTest, kDdpScript);
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 240);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
@@ -98,6 +125,7 @@ TEST(TorchrunE2E, TwoWorkersAllReduceThroughThePartitionsLauncher) {
 TEST(TorchrunE2E, AFailingWorkerFailsTheCase) {
   std::string missing = TorchrunMissing();
   if (!missing.empty()) GTEST_SKIP() << missing;
+  StandalonePortLock port_lock;
   std::string dir = Folder(kSite, kTest, "import os, sys\nsys.exit(3 if os.environ['RANK'] == '1' else 0)\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 240);
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
@@ -154,6 +182,7 @@ TEST(TorchrunE2E, SlurmMultiNodeLineRendezvousesForReal) {
 TEST(TorchrunE2E, BundledQuickCasePasses) {
   std::string missing = TorchrunMissing();
   if (!missing.empty()) GTEST_SKIP() << missing;
+  StandalonePortLock port_lock;
   std::string dir = TempDir();
   auto o = Hetbench({"run", "-c", std::string(HB_SOURCE_DIR) + "/benchmarks/torchrun.yaml", "-t", "quick"}, dir, 300);
   auto c = OnlyCase(dir);
