@@ -11,6 +11,7 @@
 #include "analysis/compare.h"
 #include "cli/commands.h"
 #include "util/strings.h"
+#include "util/yaml_util.h"
 
 namespace hb {
 
@@ -143,7 +144,7 @@ int CompareCommand(const CompareCommandOptions& o) {
               {"fail_on_regression_pct", o.fail_on_regression >= 0 ? Json(o.fail_on_regression) : Json(nullptr)},
               {"rows", rows},
               {"regressions", regs}};
-    std::printf("%s\n", j.dump(2).c_str());
+    std::printf("%s\n", JsonText(j, 2).c_str());
   } else if (o.format == "csv") {
     std::printf("test,case,system,partition,environ,variable,unit,base,base_count,target,target_count,diff_pct,p,"
                 "significant,verdict\n");

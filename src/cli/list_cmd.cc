@@ -126,7 +126,7 @@ int ListCommand(const SessionOptions& opts, ListFormat format) {
       if (!d.ok()) return ConfigError(d.status());
       out.push_back(std::move(d).value());
     }
-    std::string text = out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::string text = JsonText(out, 2) + "\n";
     std::fwrite(text.data(), 1, text.size(), stdout);
     return 0;
   }

@@ -20,6 +20,7 @@
 #include "run/console.h"
 #include "util/fs.h"
 #include "util/strings.h"
+#include "util/yaml_util.h"
 
 namespace hb {
 
@@ -202,7 +203,7 @@ std::string ExportCsv(const std::vector<StoredCase>& cases) {
     const CaseResult& c = sc.c;
     Json params = Json::object();
     for (const auto& [k, v] : c.parameters) params[k] = v;
-    std::vector<std::string> row = {sc.session_id, c.id, c.name, c.display_name, params.dump(), Join(c.tags, " "),
+    std::vector<std::string> row = {sc.session_id, c.id, c.name, c.display_name, JsonText(params), Join(c.tags, " "),
                                     c.system, c.partition, c.environ, c.result, c.fail_stage, c.fail_reason,
                                     std::to_string(c.repetition), std::to_string(c.attempt), Num(c.start_time),
                                     Num(c.end_time), c.job_id, std::to_string(c.exit_code), Join(c.nodelist, " "),
@@ -247,7 +248,7 @@ std::string ExportJson(Store& store, const std::vector<StoredCase>& cases) {
   }
   Json out = {{"schema", "hetbench-results-export"}, {"schema_version", 1}, {"store", store.path()},
               {"sessions", sessions}};
-  return out.dump(2) + "\n";
+  return JsonText(out, 2) + "\n";
 }
 
 int Export(Store& store, const StoreQuery& q, const ResultsCommandOptions& o) {

@@ -11,6 +11,7 @@
 
 #include "util/fs.h"
 #include "util/strings.h"
+#include "util/yaml_util.h"
 
 namespace hb {
 
@@ -600,7 +601,7 @@ K8sScheduler::CreateOutcome K8sScheduler::CreateRemaining(Tracked* t, double tim
                      Str(Member(obj, "metadata"), "name").empty();
     KubeResponse r;
     for (int n = 0; n < kNameCollisionRetries; ++n) {
-      r = Send("POST", coll, obj.dump(), timeout);
+      r = Send("POST", coll, JsonText(obj), timeout);
       if (r.status != 409 || !generated) break;
     }
     if (IsOk(r.status)) {
@@ -647,7 +648,7 @@ Status K8sScheduler::WriteDryRun(const Job& job, const std::string& dir) {
     if (!md.is_object()) md = json::object();
     md["namespace"] = ns;
     if (!md.contains("name") && md.contains("generateName")) md["name"] = Str(md, "generateName") + "dryrn";
-    out += "---\n# POST " + CollectionPath(*set, i, ns) + "\n" + obj.dump(2) + "\n";
+    out += "---\n# POST " + CollectionPath(*set, i, ns) + "\n" + JsonText(obj, 2) + "\n";
   }
   return WriteFile(JoinPath(dir, "hb_k8s.yaml"), out);
 }

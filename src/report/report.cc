@@ -9,6 +9,7 @@
 #include "analysis/changepoint.h"
 #include "analysis/compare.h"
 #include "analysis/stats.h"
+#include "util/yaml_util.h"
 
 namespace hb {
 
@@ -205,7 +206,7 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
     Json meta = {{"test", k.name}, {"case", Label(k)}, {"system", k.system}, {"partition", k.partition},
                  {"environ", k.environ}, {"var", k.var}, {"unit", k.unit}, {"lower_is_better", lower},
                  {"total", pts.size()}, {"changes", changes}};
-    std::string text = meta.dump();
+    std::string text = JsonText(meta);
     text.pop_back();  // the closing brace
     if (series.size() > 1) series += ',';
     series += text;
@@ -255,7 +256,7 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
     va.push_back({{"series", json_index[s]}, {"session", t.sessions[v.session].session_id}, {"count", v.count},
                   {"mean", Num(v.mean)}, {"cv", Num(v.cv)}});
   j["variability"] = va;
-  std::string head = j.dump();
+  std::string head = JsonText(j);
   head.pop_back();
   AppendForScript(head, out);
   *out += ",\"series\":";

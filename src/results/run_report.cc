@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/fs.h"
+#include "util/yaml_util.h"
 
 namespace hb {
 
@@ -269,7 +270,7 @@ std::string RunReportToJson(const SessionInfo& session, const std::vector<CaseRe
               {"session", SessionToJson(session)},
               {"cases", cs},
               {"summary", Summary(cases)}};
-  return doc.dump(2) + "\n";
+  return JsonText(doc, 2) + "\n";
 }
 
 Status WriteRunReport(const std::string& path, const SessionInfo& session,

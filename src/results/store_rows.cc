@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/store_internal.h"
+#include "util/yaml_util.h"
 
 namespace hb {
 
@@ -46,7 +47,7 @@ class Reader {
 std::string Pairs(const std::vector<std::pair<std::string, std::string>>& pairs) {
   Json o = Json::object();
   for (const auto& [k, v] : pairs) o[k] = v;
-  return o.dump();
+  return JsonText(o);
 }
 
 std::vector<std::pair<std::string, std::string>> PairsFrom(const Json& j) {
@@ -67,7 +68,7 @@ std::string Timings(const std::vector<StageTiming>& timings) {
   Json a = Json::array();
   for (const auto& t : timings)
     a.push_back({{"stage", t.stage}, {"seconds", std::isfinite(t.seconds) ? t.seconds : 0}});
-  return a.dump();
+  return JsonText(a);
 }
 
 std::vector<StageTiming> TimingsFrom(const Json& j) {
@@ -96,8 +97,8 @@ const std::vector<std::string> kSessionColumns = {
     "num_cases",  "num_passed", "num_failed",  "num_skipped", "num_cancelled"};
 
 void BindSession(SqliteStmt& st, const SessionInfo& s, const std::string& source, const StoredSession& n) {
-  Binder(st, 1)(s.session_id)(source)(s.version)(s.hostname)(s.user)(Json(s.argv).dump())(s.system)(s.prefix)(
-      Json(s.config_files).dump())
+  Binder(st, 1)(s.session_id)(source)(s.version)(s.hostname)(s.user)(JsonText(Json(s.argv)))(s.system)(s.prefix)(
+      JsonText(Json(s.config_files)))
       .Time(s.start_time)
       .Time(s.end_time)(s.exit_code)(n.total)(n.passed)(n.failed)(n.skipped)(n.cancelled);
 }
@@ -138,14 +139,14 @@ const std::vector<std::string> kCaseColumns = {
 
 void BindCase(SqliteStmt& st, int first, const CaseResult& c, const std::string& sha) {
   Binder(st, first)(c.id)(c.name)(c.display_name)(c.unique_name)(c.descr)(c.file)(sha)(Pairs(c.parameters))(
-      Json(c.tags).dump())(Json(c.maintainers).dump())(c.system)(c.partition)(c.environ)(c.result)(c.fail_stage)(
+      JsonText(Json(c.tags)))(JsonText(Json(c.maintainers)))(c.system)(c.partition)(c.environ)(c.result)(c.fail_stage)(
       c.fail_reason)(c.repetition)(c.attempt)
       .Time(c.start_time)
-      .Time(c.end_time)(Timings(c.timings))(c.job_id)(c.job_state)(c.exit_code)(Json(c.nodelist).dump())
+      .Time(c.end_time)(Timings(c.timings))(c.job_id)(c.job_state)(c.exit_code)(JsonText(Json(c.nodelist)))
       .Time(c.job_submit_time)
       .Time(c.job_completion_time)
       .Time(c.job_noticed_time)(c.num_tasks)(c.num_tasks_per_node)(c.num_cpus_per_task)(c.num_gpus_per_node)(
-          c.exclusive_access ? 1 : 0)(Pairs(c.env_vars))(Json(c.modules).dump())(Json(c.extra_resources).dump())(
+          c.exclusive_access ? 1 : 0)(Pairs(c.env_vars))(JsonText(Json(c.modules)))(JsonText(Json(c.extra_resources)))(
           c.stagedir)(c.outputdir);
 }
 

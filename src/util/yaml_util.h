@@ -44,6 +44,14 @@ Result<std::vector<std::string>> YamlStringList(const YAML::Node& n, const std::
 // quoted scalars are always strings.
 nlohmann::json YamlToJson(const YAML::Node& node);
 
+// j.dump(indent) that never throws: bytes that are not UTF-8 (a program's
+// output, a test file in Latin-1) become U+FFFD instead of an exception.
+// Every JSON hetbench writes from text it did not make goes through it.
+template <typename Json>
+std::string JsonText(const Json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
 // The JSON value of one YAML scalar written plainly (unquoted), e.g.
 // "8" -> 8, "yes" -> true, "~" -> null, "10m" -> "10m".
 nlohmann::json PlainScalarToJson(const std::string& s);

@@ -145,6 +145,16 @@ TEST(ReframeCli, SkipIfSkipsWithTheReason) {
   EXPECT_EQ(cases[0]["result"], "skip");
   EXPECT_EQ(cases[0]["fail_reason"], "needs GPUs");
   EXPECT_EQ(cases[1]["result"], "pass");
+  // A reason that is not UTF-8 reaches the report and the store as U+FFFD.
+  std::string latin = dir + "/latin";
+  Write(latin + "/t.yaml", "name: l\nexecutable: echo\nskip_if: {expr: '1 == 1', reason: \"caf\xe9\"}\n"
+                           "sanity: [{exit_code: 0}]\n");
+  o = e2e::Hetbench({"run", "-c", "t.yaml"}, latin, 60, {{"HETBENCH_STORE", latin + "/r.db"}});
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  auto latin_cases = Report(latin)["cases"];
+  ASSERT_EQ(latin_cases.size(), 1u);
+  EXPECT_EQ(latin_cases[0]["fail_reason"], "caf\xef\xbf\xbd");
+  EXPECT_NE(o.out.find("Stored in:"), std::string::npos) << o.out;
   Write(dir + "/bad.yaml", "name: b\nexecutable: echo\nskip_if: {expr: 'num_gpu == 0'}\nsanity: [{exit_code: 0}]\n");
   o = Hetbench({"list", "-c", "bad.yaml"}, dir);
   EXPECT_EQ(o.exit_code, 2);
