@@ -9,7 +9,6 @@
 #include <set>
 
 #include "cli/commands.h"
-#include "k8s/k8s_scheduler.h"
 #include "results/junit.h"
 #include "results/perflog_handlers.h"
 #include "results/run_report.h"
@@ -44,15 +43,6 @@ PerflogHandlerOptions PerflogOptions(const RunCommandOptions& o, const Session& 
   if (!o.perflog_dir.empty()) opts.basedir = AbsPath(o.perflog_dir);
   opts.config_files = s.config.files;
   return opts;
-}
-
-// The Kubernetes backend lives above src/sched; it comes in through the
-// scheduler registry, with the command line's flags.
-void RegisterK8sSchedulers(const K8sRunFlags& flags) {
-  for (const char* name : {"k8s", "kubernetes"})
-    RegisterScheduler(name, [flags](const std::string& n, const nlohmann::json& so) {
-      return MakeK8sScheduler(n, so, flags);
-    });
 }
 
 // Adds the session to the results store (results/store.h); returns the
@@ -159,13 +149,15 @@ int RunCommand(RunCommandOptions o) {
     }
     if (o.session.test_paths.empty()) o.session.test_paths.assign(files.begin(), files.end());
   }
-  RegisterK8sSchedulers(K8sRunFlags{o.kubeconfig, o.keep_failed_jobs, o.exec.dry_run});
+  o.exec.sched.kubeconfig = o.kubeconfig;
+  o.exec.sched.keep_failed_jobs = o.keep_failed_jobs;
+  o.exec.sched.dry_run = o.exec.dry_run;
   auto opened = OpenSession(o.session);
   if (!opened.ok()) return Fail(opened.status());
   Session& session = **opened;
   if (!o.distribute.empty()) {
     Status st = DistributeCases(&session, [&](const Partition& part) -> Result<std::vector<std::string>> {
-      auto sched = MakeScheduler(part.scheduler, part.sched_options);
+      auto sched = MakeScheduler(part.scheduler, part.sched_options, o.exec.sched);
       if (!sched.ok()) return sched.status();
       std::vector<std::string> options = part.access;
       options.insert(options.end(), o.exec.job_options.begin(), o.exec.job_options.end());

@@ -8,6 +8,7 @@
 
 #include "config/config_yaml.h"
 #include "config/module_spec.h"
+#include "sched/scheduler_factory.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
 
@@ -330,6 +331,10 @@ Result<Partition> ParsePartition(const Fields& unnamed, const std::string& syste
                   ParseProcessor(f, &p.processor), ParseDevices(f, &p.devices),
                   ParseContainerPlatforms(f, &p)});
   if (!s.ok()) return s;
+  // Aliases become the backend's own name here, once ("kubernetes" is
+  // "k8s", "pbspro" is "pbs"); an unknown name is reported, with the
+  // partition's place, before anything runs (Executor::Prepare).
+  p.scheduler = CanonicalSchedulerName(p.scheduler);
   AddDefaultExtras(&p);
   p.raw = YamlToJson(f.node());
   return p;

@@ -72,6 +72,8 @@ struct Partition {
   // ReFrame names it) is also `local`, its name before hetbench 0.7. Not a
   // configuration key.
   std::vector<std::string> aliases;
+  // The backend's canonical name (sched/scheduler_factory.h): an alias
+  // such as `kubernetes` is normalised when the configuration loads.
   std::string scheduler = "local";
   std::string launcher = "local";
   std::vector<std::string> launcher_options;  // hetbench: words after the launcher's own

@@ -1,3 +1,4 @@
+// The Kubernetes backend's registration (scheduler_factory.h) and
 // MakeK8sScheduler: options, kubeconfig and client for a Kubernetes
 // partition. Kept apart from k8s_scheduler.cc so that the scheduler's unit
 // tests link without the HTTP client.
@@ -8,6 +9,7 @@
 #include "k8s/k8s_scheduler.h"
 #include "k8s/kube_client.h"
 #include "k8s/kubeconfig.h"
+#include "sched/scheduler_factory.h"
 
 namespace hb {
 
@@ -27,17 +29,70 @@ class OfflineKubeApi : public KubeApi {
   std::string ns_;
 };
 
+
+// The kubeconfig rules of one partition's options with a test's block
+// (whose `context` wins).
+KubeLoadOptions LoadOptionsFor(const K8sOptions& opts, const SchedulerFlags& flags) {
+  KubeLoadOptions load = KubeLoadOptionsFromEnv();
+  load.kubeconfig_flag = flags.kubeconfig.empty() ? opts.kubeconfig : flags.kubeconfig;
+  load.context = opts.context;
+  return load;
+}
+
+// The partition's options with the test's block applied (errors name the
+// block: "k8s: ...").
+Result<K8sOptions> OptionsFor(const nlohmann::json& sched_options, const nlohmann::json& backend_spec) {
+  auto opts = ParseK8sOptions(sched_options);
+  if (!opts.ok() || backend_spec.is_null() || (backend_spec.is_object() && backend_spec.empty())) return opts;
+  return ApplyTestK8s(*opts, backend_spec, "");
+}
+
+// One instance per kubeconfig, context and API server: every partition and
+// test on it shares its batched lists. A context named by the partition or
+// the test must exist in the kubeconfig (checked before anything runs; in
+// a --dry-run only when there is a kubeconfig to check against).
+Result<std::string> K8sInstanceKey(const nlohmann::json& sched_options, const nlohmann::json& backend_spec,
+                                   const SchedulerFlags& flags) {
+  auto opts = OptionsFor(sched_options, backend_spec);
+  if (!opts.ok()) return opts.status();
+  KubeLoadOptions load = LoadOptionsFor(*opts, flags);
+  auto target = LoadKubeTarget(load);
+  bool named = !load.kubeconfig_flag.empty() || !load.context.empty();
+  if (!target.ok() && (!flags.dry_run || named)) return target.status().Prefixed("Kubernetes");
+  return load.kubeconfig_flag + "|" + load.context + "|" + (target.ok() ? target->server : "");
+}
+
+SchedulerBackend K8sBackend() {
+  SchedulerBackend b;
+  b.name = "k8s";
+  b.aliases = {"kubernetes"};
+  b.traits.remote_files = true;
+  b.traits.runs_in_container = true;
+  // Each pod of the Indexed Job runs the script, knowing its rank (the
+  // completion index) and rank 0's address: Kubeflow's PyTorchJob's static
+  // rendezvous.
+  b.traits.node_spawn = [](const Job&, int, int) {
+    return NodeSpawn{{}, "\"$HETBENCH_MASTER_ADDR\"", "", "\"$HETBENCH_RANK\""};
+  };
+  b.instance_key = K8sInstanceKey;
+  b.make = [](const nlohmann::json& so, const nlohmann::json& spec, const SchedulerFlags& flags) {
+    return MakeK8sScheduler(so, spec, flags);
+  };
+  return b;
+}
+
 }  // namespace
 
-Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const std::string& name, const nlohmann::json& sched_options,
-                                                    const K8sRunFlags& flags) {
+Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const nlohmann::json& sched_options,
+                                                    const nlohmann::json& backend_spec, const SchedulerFlags& flags) {
   auto opts = ParseK8sOptions(sched_options);
   if (!opts.ok()) return opts.status();
   if (flags.keep_failed_jobs) opts->keep_failed_jobs = true;
-
-  KubeLoadOptions load = KubeLoadOptionsFromEnv();
-  load.kubeconfig_flag = flags.kubeconfig.empty() ? opts->kubeconfig : flags.kubeconfig;
-  load.context = opts->context;
+  // The test's context (if any) chooses the API server; the rest of its
+  // block is applied per job, at Submit.
+  auto with_test = OptionsFor(sched_options, backend_spec);
+  if (!with_test.ok()) return with_test.status();
+  KubeLoadOptions load = LoadOptionsFor(*with_test, flags);
   auto target = LoadKubeTarget(load);
   if (flags.dry_run) {
     // No kubeconfig at all is fine offline; one named (by --kubeconfig,
@@ -45,8 +100,9 @@ Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const std::string& name, con
     bool named = !load.kubeconfig_flag.empty() || !load.context.empty();
     if (!target.ok() && named) return target.status().Prefixed("Kubernetes");
     std::string ns = target.ok() && !target->ns.empty() ? target->ns : "default";
-    return std::unique_ptr<Scheduler>(
-        std::make_unique<K8sScheduler>(name, std::make_unique<OfflineKubeApi>(ns), std::move(opts.value())));
+    auto sched = std::make_unique<K8sScheduler>("k8s", std::make_unique<OfflineKubeApi>(ns), std::move(opts.value()));
+    sched->set_keep_failed_jobs(flags.keep_failed_jobs);
+    return std::unique_ptr<Scheduler>(std::move(sched));
   }
   if (!target.ok()) return target.status().Prefixed("Kubernetes");
 
@@ -56,10 +112,19 @@ Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const std::string& name, con
   auto client = MakeKubeClient(*target, [warnings](const std::string& w) { warnings->push_back(w); });
   if (!client.ok()) return client.status().Prefixed("Kubernetes API " + target->server);
 
-  auto sched = std::make_unique<K8sScheduler>(name, std::move(client.value()), std::move(opts.value()));
+  auto sched = std::make_unique<K8sScheduler>("k8s", std::move(client.value()), std::move(opts.value()));
   sched->set_origin(target->source);
   sched->set_warning_source(warnings);
+  sched->set_keep_failed_jobs(flags.keep_failed_jobs);
   return std::unique_ptr<Scheduler>(std::move(sched));
 }
 
 }  // namespace hb
+
+// The backend registers itself (scheduler_factory.h). The executables link
+// this object with -Wl,--undefined=hb_k8s_backend_registered (CMakeLists.txt),
+// so that the static library's member is never dropped.
+extern "C" {
+extern const bool hb_k8s_backend_registered;
+const bool hb_k8s_backend_registered = hb::RegisterSchedulerBackend(hb::K8sBackend());
+}

@@ -1,5 +1,6 @@
 #include "k8s/k8s_options.h"
 
+#include <algorithm>
 #include <functional>
 #include <regex>
 
@@ -254,27 +255,34 @@ Status SetVolumes(const json& v, const std::string& key, const Ctx& c, K8sOption
 
 Status SetCustomResource(const json& v, const std::string& key, const Ctx& c, K8sOptions* o) {
   if (!v.is_object()) return KeyError(c, key, "a mapping (api_version, plural, pod_selector...)" + Got(v));
-  static const std::vector<std::string> keys = {"api_version",  "plural",         "pod_selector",
-                                                "state_field", "success_values", "failure_values"};
   CustomResourceSpec& cr = o->custom_resource;
+  const std::vector<std::pair<std::string, std::string*>> texts = {
+      {"api_version", &cr.api_version}, {"plural", &cr.plural}, {"pod_selector", &cr.pod_selector},
+      {"state_field", &cr.state_field}};
+  const std::vector<std::pair<std::string, std::vector<std::string>*>> lists = {
+      {"queued_values", &cr.queued_values}, {"running_values", &cr.running_values},
+      {"success_values", &cr.success_values}, {"failure_values", &cr.failure_values}};
+  std::vector<std::string> keys;
+  for (const auto& [k, p] : texts) keys.push_back(k);
+  for (const auto& [k, p] : lists) keys.push_back(k);
   for (auto it = v.begin(); it != v.end(); ++it) {
     const std::string& k = it.key();
     const json& x = it.value();
     std::string sub = key + "." + k;
-    if (k == "success_values" || k == "failure_values") {
+    auto text = std::find_if(texts.begin(), texts.end(), [&](const auto& e) { return e.first == k; });
+    auto list = std::find_if(lists.begin(), lists.end(), [&](const auto& e) { return e.first == k; });
+    if (list != lists.end()) {
       std::vector<std::string> vals;
-      if (!x.is_array()) return KeyError(c, sub, "a list of strings" + Got(x));
+      if (!x.is_array() || x.empty()) return KeyError(c, sub, "a non-empty list of strings" + Got(x));
       for (const auto& s : x) {
         std::string t;
         if (!ScalarText(s, &t)) return KeyError(c, sub, "a list of strings");
         vals.push_back(t);
       }
-      (k == "success_values" ? cr.success_values : cr.failure_values) = vals;
-    } else if (k == "api_version" || k == "plural" || k == "pod_selector" || k == "state_field") {
+      *list->second = vals;
+    } else if (text != texts.end()) {
       if (!x.is_string()) return KeyError(c, sub, "a string" + Got(x));
-      std::string s = x.get<std::string>();
-      (k == "api_version" ? cr.api_version : k == "plural" ? cr.plural : k == "pod_selector" ? cr.pod_selector
-                                                                                              : cr.state_field) = s;
+      *text->second = x.get<std::string>();
     } else {
       return Status::Error(c.where + ": " + key + ": unknown key '" + k + "'" + DidYouMean(k, keys));
     }
@@ -282,8 +290,9 @@ Status SetCustomResource(const json& v, const std::string& key, const Ctx& c, K8
   return Status::OK();
 }
 
-// Keys only a partition may set: where the cluster is, how files travel,
-// and polling.
+// Keys only a partition may set: the kubeconfig, how files travel, and
+// polling. A test may choose another context or namespace (the scheduler
+// then speaks to that context's API server).
 enum class Scope { kBoth, kPartition, kBatch };
 
 struct KeyDef {
@@ -296,8 +305,8 @@ const std::vector<KeyDef>& Keys() {
   using O = K8sOptions;
   static const std::vector<KeyDef> keys = {
       {"kubeconfig", Scope::kPartition, String(&O::kubeconfig)},
-      {"context", Scope::kPartition, String(&O::context)},
-      {"namespace", Scope::kPartition, String(&O::ns)},
+      {"context", Scope::kBoth, String(&O::context)},
+      {"namespace", Scope::kBoth, String(&O::ns)},
       {"image", Scope::kBoth, String(&O::image)},
       {"cpu_request", Scope::kBoth, Quantity(&O::cpu_request, false)},
       {"cpu_limit", Scope::kBoth, Quantity(&O::cpu_limit, true)},
@@ -421,6 +430,37 @@ Result<K8sOptions> ApplyTestK8s(const K8sOptions& base, const nlohmann::json& te
   st = Validate(o, c);
   if (!st.ok()) return st;
   return o;
+}
+
+CustomResourceSpec CustomResourceDefaults(const CustomResourceSpec& given, const std::string& api_version,
+                                          const std::string& kind) {
+  CustomResourceSpec d;
+  std::string group = api_version.substr(0, api_version.find('/'));
+  if (group == "graphcore.ai" && kind == "IPUJob") {
+    // Graphcore's IPU Operator: the CRD's printer column `status` is
+    // .status.launcherStatus, and an ended job shows Completed (see
+    // docs/k8s-manifests.md, "Graphcore IPUJob", for the sources and for
+    // which values are not documented publicly).
+    d.plural = "ipujobs";
+    d.state_field = "status.launcherStatus";
+    d.queued_values = {"", "Pending"};
+    d.running_values = {"Running"};
+    d.success_values = {"Completed", "Succeeded"};
+    d.failure_values = {"Failed", "Error"};
+  } else {
+    d.state_field = "status.state";
+    d.queued_values = {"", "Pending", "Queued", "Created", "Submitted", "Waiting"};
+    d.running_values = {"Running"};
+    d.success_values = {"Completed", "Succeeded"};
+    d.failure_values = {"Failed", "Error"};
+  }
+  CustomResourceSpec out = given;
+  if (out.plural.empty()) out.plural = d.plural;
+  if (out.state_field.empty()) out.state_field = d.state_field;
+  for (auto [mine, dflt] : {std::pair{&out.queued_values, &d.queued_values}, {&out.running_values, &d.running_values},
+                            {&out.success_values, &d.success_values}, {&out.failure_values, &d.failure_values}})
+    if (mine->empty()) *mine = *dflt;
+  return out;
 }
 
 }  // namespace hb

@@ -28,15 +28,30 @@ struct K8sVolume {
 
 // How to find and follow a user-supplied custom resource (e.g. Graphcore's
 // IPUJob): where it lives in the API, which pods are its own, and which of
-// its fields says it has finished.
+// its fields says what state it is in. Empty fields take the kind's
+// defaults (CustomResourceDefaults).
 struct CustomResourceSpec {
-  std::string api_version;          // "graphcore.ai/v1alpha1"
-  std::string plural;               // "ipujobs"
-  std::string pod_selector;         // label selector; "{name}" is the resource's name
-  std::string state_field = "status.state";   // dotted path
-  std::vector<std::string> success_values = {"Completed", "Succeeded"};
-  std::vector<std::string> failure_values = {"Failed", "Error"};
+  std::string api_version;   // "graphcore.ai/v1alpha1"; "" = the manifest's
+  std::string plural;        // "ipujobs"
+  // Label selector of its pods; "{name}" is the resource's name. "" = the
+  // pods that carry hetbench's labels for the case (hetbench puts them on
+  // every pod template in the manifest).
+  std::string pod_selector;
+  std::string state_field;   // dotted path ("status.state")
+  // What the state field's values mean: queued (no pods wanted yet),
+  // running, ended well, ended badly. A value in none of the lists is
+  // told by the pods (starting while they are pending, running once one
+  // runs).
+  std::vector<std::string> queued_values, running_values, success_values, failure_values;
 };
+
+// The spec with every empty field filled in for a manifest's kind: for
+// Graphcore's IPUJob (apiVersion graphcore.ai/..., kind IPUJob) the
+// operator's documented status field and values (docs/k8s-manifests.md
+// cites them); for any other kind status.state with Pending/Queued/...,
+// Running, Completed/Succeeded and Failed/Error. Pure.
+CustomResourceSpec CustomResourceDefaults(const CustomResourceSpec& given, const std::string& api_version,
+                                          const std::string& kind);
 
 struct K8sOptions {
   // Where: kubeconfig file and context ("" = kubectl's rules), namespace
@@ -88,8 +103,8 @@ struct K8sOptions {
 // Reads a partition's sched_options.
 Result<K8sOptions> ParseK8sOptions(const nlohmann::json& sched_options);
 // Applies a test's `k8s` block on top of the partition's options (same keys,
-// except where the cluster is -- kubeconfig, context, namespace -- how files
-// travel -- staging_* -- and the polling ones); `what` names the test in
+// except the kubeconfig, how files travel -- staging_* -- and the polling
+// ones; a test's `context` and `namespace` replace the partition's); `what` names the test in
 // messages. Mappings (labels, node_selector...) and job_spec_extra merge key
 // by key, volumes by name; other values replace the partition's.
 Result<K8sOptions> ApplyTestK8s(const K8sOptions& base, const nlohmann::json& test_k8s, const std::string& what);

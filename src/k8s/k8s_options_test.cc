@@ -53,7 +53,8 @@ TEST(K8sOptionsTest, EveryKeyIsParsed) {
     "manifest": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}, "keep_name": true,
     "custom_resource": {"api_version": "graphcore.ai/v1alpha1", "plural": "ipujobs",
                         "pod_selector": "ipujob={name}", "state_field": "status.phase",
-                        "success_values": ["Done"], "failure_values": ["Bad"]},
+                        "success_values": ["Done"], "failure_values": ["Bad"],
+                        "queued_values": ["Waiting"], "running_values": ["Busy", "Stepping"]},
     "fail_waiting_reasons": ["ErrImagePull"], "waiting_grace_s": "2m",
     "job_submit_timeout": 20, "min_poll_interval": 0.5, "max_poll_interval": 5, "poll_backoff": 2,
     "query_timeout": 10, "lost_after": 30, "max_query_failure_time": 100, "max_resubmits": 1,
@@ -105,6 +106,8 @@ TEST(K8sOptionsTest, EveryKeyIsParsed) {
   EXPECT_EQ(o.custom_resource.state_field, "status.phase");
   EXPECT_EQ(o.custom_resource.success_values, std::vector<std::string>{"Done"});
   EXPECT_EQ(o.custom_resource.failure_values, std::vector<std::string>{"Bad"});
+  EXPECT_EQ(o.custom_resource.queued_values, std::vector<std::string>{"Waiting"});
+  EXPECT_EQ(o.custom_resource.running_values, (std::vector<std::string>{"Busy", "Stepping"}));
   EXPECT_EQ(o.fail_waiting_reasons, std::vector<std::string>{"ErrImagePull"});
   EXPECT_DOUBLE_EQ(o.waiting_grace_s, 120);
   EXPECT_DOUBLE_EQ(o.batch.job_submit_timeout, 20);
@@ -206,9 +209,47 @@ TEST(K8sOptionsTest, TestBlockOverridesThePartition) {
   EXPECT_FALSE(base.keep_failed_jobs);
 }
 
-TEST(K8sOptionsTest, TestBlockCannotMoveTheJobOrChangePolling) {
+TEST(K8sOptionsTest, CustomResourceDefaultsByKind) {
+  // Graphcore's IPUJob: the operator's status field (docs/k8s-manifests.md).
+  CustomResourceSpec ipu = CustomResourceDefaults({}, "graphcore.ai/v1alpha1", "IPUJob");
+  EXPECT_EQ(ipu.plural, "ipujobs");
+  EXPECT_EQ(ipu.state_field, "status.launcherStatus");
+  EXPECT_EQ(ipu.success_values.front(), "Completed");
+  EXPECT_EQ(ipu.failure_values.front(), "Failed");
+  EXPECT_EQ(ipu.queued_values, (std::vector<std::string>{"", "Pending"}));
+  EXPECT_EQ(ipu.running_values, std::vector<std::string>{"Running"});
+  EXPECT_EQ(ipu.pod_selector, "");  // hetbench's labels on the worker template
+  // Any other kind: status.state, and no plural to guess.
+  CustomResourceSpec other = CustomResourceDefaults({}, "example.org/v1", "Trainer");
+  EXPECT_EQ(other.plural, "");
+  EXPECT_EQ(other.state_field, "status.state");
+  // What the user wrote wins, field by field.
+  CustomResourceSpec given;
+  given.state_field = "status.phase";
+  given.success_values = {"Done"};
+  CustomResourceSpec mixed = CustomResourceDefaults(given, "graphcore.ai/v1alpha1", "IPUJob");
+  EXPECT_EQ(mixed.state_field, "status.phase");
+  EXPECT_EQ(mixed.success_values, std::vector<std::string>{"Done"});
+  EXPECT_EQ(mixed.failure_values.front(), "Failed");
+  EXPECT_EQ(mixed.plural, "ipujobs");
+  // An empty list of values is refused: it would mean the default silently.
+  auto bad = ParseK8sOptions(json::parse(R"({"custom_resource": {"running_values": []}})"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("custom_resource.running_values"), std::string::npos) << bad.status().str();
+}
+
+TEST(K8sOptionsTest, TestBlockMayChooseContextAndNamespace) {
+  K8sOptions base = Parse(json::parse(R"({"context": "gpu", "namespace": "gpu-ns"})"));
+  auto r = ApplyTestK8s(base, json::parse(R"({"context": "ipu", "namespace": "ipu-ns"})"), "test 'bert'");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(r->context, "ipu");
+  EXPECT_EQ(r->ns, "ipu-ns");
+  EXPECT_EQ(base.context, "gpu");
+}
+
+TEST(K8sOptionsTest, TestBlockCannotMoveTheFilesOrChangePolling) {
   K8sOptions base;
-  for (const char* key : {"namespace", "kubeconfig", "context", "min_poll_interval", "staging_volume"}) {
+  for (const char* key : {"kubeconfig", "min_poll_interval", "staging_volume"}) {
     auto r = ApplyTestK8s(base, json{{key, "x"}}, "test 'a'");
     ASSERT_FALSE(r.ok()) << key;
     EXPECT_EQ(r.status().str(),

@@ -22,6 +22,11 @@ namespace {
 
 constexpr double kShutdownBudget = 30;  // seconds Shutdown may spend deleting
 constexpr int kNameCollisionRetries = 3;  // 409 on a generated name
+// A Pod or Job carries activeDeadlineSeconds, which Kubernetes counts from
+// the Job's start, so it acts first; hetbench's own limit waits this much
+// longer. A custom resource has no such field: hetbench deletes it at the
+// limit.
+constexpr double kDeadlineGrace = 2;
 
 // ---------------------------------------------------------------------------
 // Small helpers: answers, paths, times.
@@ -390,20 +395,25 @@ void ReadPodStatus(Seen* o) {
                                                   : PodFailure(*o, "");
 }
 
-// A custom resource: its state field, else its pods; with no pod in sight,
-// queued while the field says so (or says nothing yet), else running.
+// A custom resource: its state field says queued, running or ended; a value
+// in none of the lists (or a running one while pods are still pending) is
+// told by the pods, as SummarisePods put it.
 void ReadCustomStatus(const json& obj, const CustomResourceSpec& cr, Seen* o) {
   std::string value = FieldText(obj, cr.state_field);
+  std::string said = value.empty() ? "waiting for the operator" : cr.state_field + ": " + value;
   if (Contains(cr.success_values, value)) {
     o->state = JobState{Kind::kCompleted, "", 0};
   } else if (Contains(cr.failure_values, value)) {
     o->state = PodFailure(*o, cr.state_field + ": " + value);
+  } else if (Contains(cr.queued_values, value)) {
+    o->state = JobState{Kind::kQueued, said, -1};
+    o->fail_waiting.clear();
   } else if (o->pods.empty()) {
-    std::string lower;
-    for (char c : value) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    bool waiting = Contains({"", "pending", "queued", "created", "submitted", "waiting"}, lower);
-    o->state = JobState{waiting ? Kind::kQueued : Kind::kRunning,
-                        value.empty() ? "waiting for the operator" : cr.state_field + ": " + value, -1};
+    o->state = JobState{Contains(cr.running_values, value) ? Kind::kRunning : Kind::kStarting, said, -1};
+  } else if (o->state.kind == Kind::kStarting && o->state.reason != "no pod yet") {
+    o->state.reason = said + "; " + o->state.reason;  // pods pending: why
+  } else if (Contains(cr.running_values, value)) {
+    o->state = JobState{Kind::kRunning, "", -1};
   }
 }
 
@@ -489,6 +499,8 @@ struct K8sScheduler::Tracked {
   ManifestSet set;               // objects are dropped once all are created
   std::vector<ObjRef> created;   // in creation order
   MainKind kind = MainKind::kJob;
+  CustomResourceSpec cr;         // a custom resource's, with its kind's defaults
+  std::string pod_selector;      // a custom resource's pods ({name} not yet replaced)
   std::string main_collection;   // of the main object
   bool deferred = false;         // not all objects created yet (namespace quota)
   bool cancel_requested = false;
@@ -497,6 +509,7 @@ struct K8sScheduler::Tracked {
   double waiting_since = 0;      // monotonic; a pod waiting for a fail_waiting_reason since
   double ending_since = 0;       // monotonic; ended with pods still running since
   double log_failing_since = 0;  // monotonic; logs unreadable (transient) since
+  double deadline = 0;           // monotonic; the time limit ends (0 = none, or not running yet)
   std::string main_name() const { return created.size() > set.main ? created[set.main].name : ""; }
 };
 
@@ -628,13 +641,35 @@ K8sScheduler::CreateOutcome K8sScheduler::CreateRemaining(Tracked* t, double tim
   return CreateOutcome{};
 }
 
-Status K8sScheduler::WriteDryRun(const Job& job, const std::string& dir) {
+Result<std::shared_ptr<const K8sOptions>> K8sScheduler::OptionsOf(const Job& job) {
   std::shared_ptr<const K8sOptions> opts = opts_;
+  if (!job.sched_options.is_null()) {
+    std::string key = job.sched_options.dump();
+    auto it = partition_opts_.find(key);
+    if (it == partition_opts_.end()) {
+      auto parsed = ParseK8sOptions(job.sched_options);
+      if (!parsed.ok()) return parsed.status();
+      it = partition_opts_.emplace(key, std::make_shared<const K8sOptions>(std::move(parsed.value()))).first;
+    }
+    opts = it->second;
+  }
   if (!job.backend_spec.is_null() && !job.backend_spec.empty()) {
-    auto applied = ApplyTestK8s(*opts_, job.backend_spec, "test '" + (job.case_id.empty() ? job.name : job.case_id) + "'");
+    auto applied = ApplyTestK8s(*opts, job.backend_spec, "test '" + (job.case_id.empty() ? job.name : job.case_id) + "'");
     if (!applied.ok()) return applied.status();
     opts = std::make_shared<const K8sOptions>(std::move(applied.value()));
   }
+  if (keep_failed_jobs_ && !opts->keep_failed_jobs) {
+    K8sOptions copy = *opts;
+    copy.keep_failed_jobs = true;
+    opts = std::make_shared<const K8sOptions>(std::move(copy));
+  }
+  return opts;
+}
+
+Status K8sScheduler::WriteDryRun(const Job& job, const std::string& dir) {
+  auto got = OptionsOf(job);
+  if (!got.ok()) return got.status();
+  std::shared_ptr<const K8sOptions> opts = *got;
   auto set = MakeManifests(job, *opts);
   if (!set.ok()) return set.status();
   std::string ns = opts->ns.empty() ? api_->DefaultNamespace() : opts->ns;
@@ -655,12 +690,9 @@ Status K8sScheduler::WriteDryRun(const Job& job, const std::string& dir) {
 
 Status K8sScheduler::Submit(Job* job) {
   auto t = std::make_unique<Tracked>();
-  t->opts = opts_;
-  if (!job->backend_spec.is_null() && !job->backend_spec.empty()) {
-    auto applied = ApplyTestK8s(*opts_, job->backend_spec, "test '" + (job->case_id.empty() ? job->name : job->case_id) + "'");
-    if (!applied.ok()) return applied.status();
-    t->opts = std::make_shared<const K8sOptions>(std::move(applied.value()));
-  }
+  auto opts = OptionsOf(*job);
+  if (!opts.ok()) return opts.status();
+  t->opts = *opts;
   auto set = MakeManifests(*job, *t->opts);
   if (!set.ok()) return set.status();
   if (set->objects.empty() || set->main >= set->objects.size() || set->api_prefixes.size() != set->objects.size() ||
@@ -674,6 +706,14 @@ Status K8sScheduler::Submit(Job* job) {
   t->kind = t->set.main_kind == "jobs" && StartsWith(api_version, "batch/") ? MainKind::kJob
             : t->set.main_kind == "pods" && api_version == "v1"            ? MainKind::kPod
                                                                           : MainKind::kCustom;
+  if (t->kind == MainKind::kCustom) {
+    t->cr = CustomResourceDefaults(t->opts->custom_resource, api_version, Str(main, "kind"));
+    // No selector of the user's: the pods of the templates hetbench
+    // labelled (the session's pod list holds only those).
+    t->pod_selector = !t->cr.pod_selector.empty()
+                          ? t->cr.pod_selector
+                          : std::string(kLabelCase) + "=" + Str(Member(Member(main, "metadata"), "labels"), kLabelCase);
+  }
 
   const BatchOptions& b = opts_->batch;
   double deadline = Now() + b.job_submit_timeout;
@@ -752,6 +792,8 @@ void K8sScheduler::Backoff(bool changed, double retry_after) {
   const BatchOptions& b = opts_->batch;
   interval_ = changed ? b.min_poll_interval : std::min(b.max_poll_interval, interval_ * b.poll_backoff);
   next_poll_ = Now() + std::max(interval_, retry_after);
+  for (const auto& [id, t] : tracked_)  // a time limit ends: poll then
+    if (t->deadline > 0) next_poll_ = std::min(next_poll_, std::max(t->deadline, Now() + b.min_poll_interval));
 }
 
 void K8sScheduler::Poll(const std::vector<Job*>& jobs) {
@@ -911,7 +953,7 @@ K8sScheduler::Observation K8sScheduler::Observe(const Tracked& t, const Lists& l
     if (it == items->end()) return o;
     main = it->second;
   }
-  std::string selector = ReplaceAll(t.opts->custom_resource.pod_selector, "{name}", name);
+  std::string selector = ReplaceAll(t.pod_selector, "{name}", name);
   SummarisePods(lists.pods.Of(t.kind, name, selector), t.opts->fail_waiting_reasons, &o);
   o.found = main || !o.pods.empty();
   if (!o.found) return o;
@@ -921,7 +963,7 @@ K8sScheduler::Observation K8sScheduler::Observe(const Tracked& t, const Lists& l
   } else if (t.kind == MainKind::kPod) {
     ReadPodStatus(&o);
   } else {
-    ReadCustomStatus(*main, t.opts->custom_resource, &o);
+    ReadCustomStatus(*main, t.cr, &o);
   }
   return o;
 }
@@ -972,6 +1014,21 @@ bool K8sScheduler::Apply(Job* job, Tracked* t, Observation o, double now) {
   } else {
     t->pending_since = 0;
   }
+  // The time limit counts from the first poll that sees the job running;
+  // hetbench enforces it itself, since not every cluster or operator
+  // honours a deadline.
+  if (s.kind == Kind::kRunning && t->deadline == 0 && job->time_limit_s > 0)
+    t->deadline = now + job->time_limit_s + (t->kind == MainKind::kCustom ? 0 : kDeadlineGrace);
+  if (t->deadline > 0 && now >= t->deadline) {
+    std::string what = t->created.size() > t->set.main ? t->created[t->set.main].kind : "";
+    Finish(job, t,
+           JobState{Kind::kTimeout,
+                    "time limit of " + FormatNumber(job->time_limit_s) + "s exceeded (hetbench deleted " + what + " " +
+                        t->main_name() + ")",
+                    -1},
+           o, true);
+    return true;
+  }
   job->state = s;
   return CheckPending(job, t, now) || s.kind != before;
 }
@@ -992,10 +1049,12 @@ bool K8sScheduler::CheckPending(Job* job, Tracked* t, double now) {
 // ---------------------------------------------------------------------------
 // Ending: logs first, then cleanup.
 
-void K8sScheduler::Finish(Job* job, Tracked* t, JobState s, const Observation& o) {
+void K8sScheduler::Finish(Job* job, Tracked* t, JobState s, const Observation& o, bool still_running) {
   if (!CollectOutput(job, t, o, &s)) return;  // logs unreadable for now: next poll
   bool success = s.kind == Kind::kCompleted && s.exit_code == 0;
-  if (success || !t->opts->keep_failed_jobs) {
+  // Objects still running (stopped at the time limit) are deleted even
+  // with keep_failed_jobs: kept, they would run on.
+  if (success || still_running || !t->opts->keep_failed_jobs) {
     DeleteObjects(t->created, opts_->batch.query_timeout);
   } else {
     std::string what = t->kind == MainKind::kJob   ? "job"
@@ -1014,8 +1073,8 @@ bool K8sScheduler::CollectOutput(Job* job, Tracked* t, const Observation& o, Job
   const BatchOptions& b = opts_->batch;
   std::vector<PodInfo> pods = o.pods;
   json found;  // a custom resource's pods that do not carry hetbench's labels
-  const std::string& selector = t->opts->custom_resource.pod_selector;
-  if (pods.empty() && t->kind == MainKind::kCustom && !selector.empty()) {
+  const std::string& selector = t->pod_selector;
+  if (pods.empty() && t->kind == MainKind::kCustom && !t->cr.pod_selector.empty()) {
     std::string sel = UrlEncode(ReplaceAll(selector, "{name}", t->main_name()));
     KubeResponse r = Send("GET", "/api/v1/namespaces/" + t->ns + "/pods?labelSelector=" + sel, "", b.query_timeout);
     found = IsOk(r.status) ? ParseJson(r.body) : json();

@@ -45,25 +45,19 @@
 #include "k8s/kube_api.h"
 #include "k8s/manifest.h"
 #include "sched/scheduler.h"
+#include "sched/scheduler_factory.h"
 
 namespace hb {
 
-// What the command line adds to a Kubernetes partition's options.
-struct K8sRunFlags {
-  std::string kubeconfig;         // --kubeconfig; wins over the partition's `kubeconfig`
-  bool keep_failed_jobs = false;  // --keep-failed-jobs
-  // --dry-run: no request is ever sent; a kubeconfig, if there is one, is
-  // read only for the context's namespace.
-  bool dry_run = false;
-};
-
-// The scheduler for a partition whose scheduler is `k8s` or `kubernetes`:
+// The scheduler for a partition whose scheduler is `k8s` (alias
+// `kubernetes`), registered with the scheduler registry by k8s_factory.cc:
 // parses sched_options, finds the API server and credentials (kubeconfig.h)
-// and makes the client (kube_client.h). Any error (bad option, unreadable
-// kubeconfig, unknown context) is returned here, before anything is
-// submitted. Defined in k8s_factory.cc.
-Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const std::string& name, const nlohmann::json& sched_options,
-                                                    const K8sRunFlags& flags);
+// of the partition's context, or of the test's when its `k8s` block
+// (backend_spec) names one, and makes the client (kube_client.h). Any error
+// (bad option, unreadable kubeconfig, unknown context) is returned here,
+// before anything is submitted. With flags.dry_run no request is ever sent.
+Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const nlohmann::json& sched_options,
+                                                    const nlohmann::json& backend_spec, const SchedulerFlags& flags);
 
 // The time the scheduler reads and how it waits between submission
 // retries; tests replace all three so that nothing sleeps.
@@ -101,6 +95,8 @@ class K8sScheduler : public Scheduler {
   // Messages others collect for the user (the client's warnings), passed on
   // once each by TakeNotices.
   void set_warning_source(std::shared_ptr<std::vector<std::string>> w) { warnings_ = std::move(w); }
+  // --keep-failed-jobs: applies to every partition this instance serves.
+  void set_keep_failed_jobs(bool keep) { keep_failed_jobs_ = keep; }
   KubeApi& api() { return *api_; }
 
  private:
@@ -111,6 +107,8 @@ class K8sScheduler : public Scheduler {
   struct Lists;
 
   double Now() const { return clock_.monotonic(); }
+  // The options of one job: its partition's, with its test's block.
+  Result<std::shared_ptr<const K8sOptions>> OptionsOf(const Job& job);
   double EpochNow() const { return clock_.epoch(); }
   KubeResponse Send(const std::string& method, const std::string& path, const std::string& body, double timeout);
   void Notice(const std::string& text);
@@ -130,7 +128,7 @@ class K8sScheduler : public Scheduler {
   bool CheckPending(Job* job, Tracked* t, double now);
 
   // Ending.
-  void Finish(Job* job, Tracked* t, JobState s, const Observation& o);
+  void Finish(Job* job, Tracked* t, JobState s, const Observation& o, bool still_running = false);
   bool CollectOutput(Job* job, Tracked* t, const Observation& o, JobState* s);
   void DeleteObjects(const std::vector<ObjRef>& refs, double timeout);
   void SetTerminal(Job* job, const JobState& s);
@@ -138,7 +136,10 @@ class K8sScheduler : public Scheduler {
 
   std::string name_;
   std::unique_ptr<KubeApi> api_;
-  std::shared_ptr<const K8sOptions> opts_;
+  std::shared_ptr<const K8sOptions> opts_;  // the first partition's: polling and faults
+  // Other partitions' options (Job::sched_options), parsed once each.
+  std::map<std::string, std::shared_ptr<const K8sOptions>> partition_opts_;
+  bool keep_failed_jobs_ = false;
   K8sClock clock_;
   std::string origin_;
   std::shared_ptr<std::vector<std::string>> warnings_;

@@ -766,8 +766,7 @@ TEST_F(K8sSchedulerTest, CustomResourceFollowsItsStateFieldAndFindsItsPods) {
                 {"kind", "IPUJob"},
                 {"metadata", json::object()},
                 {"spec", {{"workers", {{"template", {{"spec", {{"containers", {{{"name", "w"}, {"image", "busybox"}}}}}}}}}}}}};
-  o.custom_resource.plural = "ipujobs";
-  o.custom_resource.pod_selector = "ipujob-name={name}";
+  o.custom_resource.pod_selector = "ipujob-name={name}";  // plural and state field: the IPUJob's defaults
   Start(o);
   Job* j = Submit("hb_ipu");
   EXPECT_TRUE(StartsWith(api_->calls[0], "POST /apis/graphcore.ai/v1alpha1/namespaces/hb/ipujobs")) << api_->calls[0];
@@ -793,10 +792,10 @@ TEST_F(K8sSchedulerTest, CustomResourceFollowsItsStateFieldAndFindsItsPods) {
   api_->objects["hb/pods/" + name + "-worker-0"] = pod;
   api_->PodTerminated(name + "-worker-0", 0);
   api_->logs[name + "-worker-0"] = PayloadLog("ipu out\n", nonce, 0);
-  api_->Get("ipujobs", name)["status"]["state"] = "Running";
+  api_->Get("ipujobs", name)["status"]["launcherStatus"] = "Running";
   Poll();
   EXPECT_EQ(j->state.kind, Kind::kRunning);
-  api_->Get("ipujobs", name)["status"]["state"] = "Completed";
+  api_->Get("ipujobs", name)["status"]["launcherStatus"] = "Completed";
   Poll();
   EXPECT_EQ(j->state.kind, Kind::kCompleted) << j->state.str();
   EXPECT_EQ(ReadFile(j->stdout_path).value(), "ipu out\n");
@@ -806,13 +805,107 @@ TEST_F(K8sSchedulerTest, CustomResourceFollowsItsStateFieldAndFindsItsPods) {
 TEST_F(K8sSchedulerTest, CustomResourceFailureValueFails) {
   K8sOptions o = Options();
   o.manifest = {{"apiVersion", "graphcore.ai/v1alpha1"}, {"kind", "IPUJob"}, {"spec", json::object()}};
-  o.custom_resource.plural = "ipujobs";
   Start(o);
   Job* j = Submit("hb_ipu");
-  api_->Get("ipujobs", Name(j))["status"]["state"] = "Failed";
+  api_->Get("ipujobs", Name(j))["status"]["launcherStatus"] = "Failed";
   Poll();
   EXPECT_EQ(j->state.kind, Kind::kFailed);
-  EXPECT_NE(j->state.reason.find("status.state: Failed"), std::string::npos) << j->state.reason;
+  EXPECT_NE(j->state.reason.find("status.launcherStatus: Failed"), std::string::npos) << j->state.reason;
+}
+
+// A custom resource's own state names: queued, then (pods pending)
+// starting, then running, then its success value; its pods found by
+// hetbench's labels when no pod_selector is given.
+TEST_F(K8sSchedulerTest, CustomResourceStatesFollowTheConfiguredValues) {
+  K8sOptions o = Options();
+  o.manifest = json::parse(R"({"apiVersion": "example.hetbench.io/v1", "kind": "Trainer", "metadata": {},
+      "spec": {"template": {"spec": {"containers": [{"name": "w", "image": "busybox"}]}}}})");
+  o.custom_resource.plural = "trainers";
+  o.custom_resource.state_field = "status.phase";
+  o.custom_resource.queued_values = {"", "Admitting"};
+  o.custom_resource.running_values = {"Training"};
+  o.custom_resource.success_values = {"Done"};
+  Start(o);
+  Job* j = Submit("hb_tr");
+  std::string name = Name(j);
+  json& cr = api_->Get("trainers", name);
+  cr["status"]["phase"] = "Admitting";
+  Poll();
+  EXPECT_EQ(j->state.kind, Kind::kQueued);
+  EXPECT_EQ(j->state.reason, "status.phase: Admitting");
+  // A pod with hetbench's labels (from the template), pending.
+  std::string labels = cr["spec"]["template"]["metadata"]["labels"].dump();
+  std::string pod = name + "-0";
+  json p = json::parse(R"({"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": "w"}]},
+                            "status": {"phase": "Pending"}})");
+  p["metadata"] = {{"name", pod}, {"labels", json::parse(labels)}};
+  api_->objects["hb/pods/" + pod] = p;
+  api_->PodUnschedulable(pod, "0/2 nodes");
+  api_->Get("trainers", name)["status"]["phase"] = "Training";
+  Poll();
+  EXPECT_EQ(j->state.kind, Kind::kStarting) << j->state.str();
+  EXPECT_NE(j->state.reason.find("Unschedulable: 0/2 nodes"), std::string::npos) << j->state.reason;
+  api_->PodRunning(pod, "node-1");
+  Poll();
+  EXPECT_EQ(j->state.kind, Kind::kRunning) << j->state.str();
+  EXPECT_EQ(j->nodelist, std::vector<std::string>{"node-1"});
+  api_->PodTerminated(pod, 0);
+  std::smatch m;
+  std::string text = api_->Get("trainers", name).dump();
+  ASSERT_TRUE(std::regex_search(text, m, std::regex("hb_nonce=([0-9a-f]+)")));
+  api_->logs[pod] = PayloadLog("trained\n", m[1], 0);
+  api_->Get("trainers", name)["status"]["phase"] = "Done";
+  Poll();
+  EXPECT_EQ(j->state.kind, Kind::kCompleted) << j->state.str();
+  EXPECT_EQ(ReadFile(j->stdout_path).value(), "trained\n");
+}
+
+// A custom resource has no deadline field: hetbench deletes it at the
+// test's time limit, and the case times out as on any other scheduler.
+TEST_F(K8sSchedulerTest, CustomResourceIsDeletedAtTheTimeLimit) {
+  K8sOptions o = Options();
+  o.manifest = json::parse(R"({"apiVersion": "graphcore.ai/v1alpha1", "kind": "IPUJob", "metadata": {},
+      "spec": {"workers": {"template": {"spec": {"containers": [{"name": "w", "image": "busybox",
+               "command": ["sleep", "infinity"]}]}}}}})");
+  Start(o);
+  Job* j = NewJob("hb_forever");
+  j->time_limit_s = 5;
+  ASSERT_TRUE(sched_->Submit(j).ok());
+  std::string name = Name(j);
+  api_->Get("ipujobs", name)["status"]["launcherStatus"] = "Running";
+  Poll();
+  ASSERT_EQ(j->state.kind, Kind::kRunning);
+  double running_at = now_;
+  while (!j->state.terminal() && now_ < running_at + 60) Poll();
+  EXPECT_EQ(j->state.kind, Kind::kTimeout) << j->state.str();
+  EXPECT_NEAR(now_ - running_at, 5, 1.01);  // a poll falls due at the limit
+  EXPECT_EQ(j->state.reason, "time limit of 5s exceeded (hetbench deleted IPUJob " + name + ")");
+  EXPECT_EQ(api_->Find("ipujobs", name), nullptr);
+}
+
+// A Pod whose cluster does not honour activeDeadlineSeconds is stopped by
+// hetbench a little after the limit.
+TEST_F(K8sSchedulerTest, PodPastItsDeadlineIsStoppedByHetbench) {
+  K8sOptions o = Options();
+  o.manifest = json::parse(R"({"apiVersion": "v1", "kind": "Pod", "metadata": {},
+      "spec": {"containers": [{"name": "w", "image": "busybox", "command": ["sleep", "40"]}]}})");
+  Start(o);
+  Job* j = NewJob("hb_sleep");
+  j->time_limit_s = 5;
+  ASSERT_TRUE(sched_->Submit(j).ok());
+  std::string name = Name(j);
+  EXPECT_EQ(api_->Get("pods", name)["spec"]["activeDeadlineSeconds"], 5);
+  api_->PodRunning(name, "node-1");
+  api_->logs[name] = "still sleeping\n";
+  Poll();
+  ASSERT_EQ(j->state.kind, Kind::kRunning);
+  double running_at = now_;
+  while (!j->state.terminal() && now_ < running_at + 60) Poll();
+  EXPECT_EQ(j->state.kind, Kind::kTimeout) << j->state.str();
+  EXPECT_EQ(j->state.reason, "time limit of 5s exceeded (hetbench deleted Pod " + name + ")");
+  EXPECT_EQ(ReadFile(j->stdout_path).value(), "still sleeping\n");  // what it printed is kept
+  EXPECT_NEAR(now_ - running_at, 7, 1.01);  // the limit and the grace Kubernetes gets to act first
+  EXPECT_EQ(api_->Find("pods", name), nullptr);
 }
 
 }  // namespace

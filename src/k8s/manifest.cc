@@ -661,12 +661,13 @@ Status Classify(const json& obj, const K8sOptions& opts, ManifestSet* set) {
   } else if (api.find('/') == std::string::npos || api == "batch/v1") {
     return Status::Error(what + ": hetbench runs a Pod, a batch/v1 Job or a custom resource");
   } else {
-    if (opts.custom_resource.plural.empty())
+    CustomResourceSpec cr = CustomResourceDefaults(opts.custom_resource, api, kind);
+    if (cr.plural.empty())
       return Status::Error(what + " is a custom resource: set custom_resource.plural (e.g. " +
                            DnsLabel(kind, 60) + "s) in the partition's sched_options or the test's k8s block");
-    if (!opts.custom_resource.api_version.empty() && opts.custom_resource.api_version != api)
-      return Status::Error(what + ": custom_resource.api_version says " + opts.custom_resource.api_version);
-    set->main_kind = opts.custom_resource.plural;
+    if (!cr.api_version.empty() && cr.api_version != api)
+      return Status::Error(what + ": custom_resource.api_version says " + cr.api_version);
+    set->main_kind = cr.plural;
     set->api_prefixes = {"/apis/" + api};
   }
   set->plurals = {set->main_kind};

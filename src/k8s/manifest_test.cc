@@ -543,12 +543,18 @@ TEST(ManifestTest, CustomResourceNeedsItsPlural) {
       "spec": {"jobInstances": 1, "ipusPerJobInstance": "4",
                "workers": {"template": {"spec": {"containers": [{"name": "w", "image": "graphcore/pytorch"}]}}}}})");
   K8sOptions o = Options();
-  o.manifest = ipu;
+  // A kind hetbench has no defaults for needs its plural.
+  json other = ipu;
+  other["apiVersion"] = "example.org/v1";
+  other["kind"] = "Trainer";
+  o.manifest = other;
   auto r = MakeManifests(s.job, o);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("is a custom resource: set custom_resource.plural"), std::string::npos)
+  EXPECT_NE(r.status().message().find("is a custom resource: set custom_resource.plural (e.g. trainers)"),
+            std::string::npos)
       << r.status().message();
-  o.custom_resource.plural = "ipujobs";
+  // Graphcore's IPUJob is known: plural ipujobs.
+  o.manifest = ipu;
   ManifestSet m = Make(s.job, o);
   EXPECT_EQ(m.main_kind, "ipujobs");
   EXPECT_EQ(CollectionPath(m, 0, "ns"), "/apis/graphcore.ai/v1alpha1/namespaces/ns/ipujobs");

@@ -29,6 +29,7 @@ class KubernetesLauncher : public Launcher {
  public:
   std::string name() const override { return "k8s"; }
   std::vector<std::string> Command(const Job&) const override { return {}; }
+  bool needs_own_container() const override { return true; }
 };
 
 // Open MPI's mpirun/mpiexec refuse to start as root unless given
@@ -103,16 +104,17 @@ const std::vector<std::string>& LauncherNames() {
 }
 
 Result<std::unique_ptr<Launcher>> MakeLauncher(const std::string& name, std::vector<std::string> options,
-                                               const std::string& scheduler) {
-  if (name == "k8s" && scheduler != "k8s" && scheduler != "kubernetes")
-    return Status::Error("launcher 'k8s' (the ReFrame Kubernetes fork's: the container runs the command itself) "
-                         "works only on a Kubernetes partition (scheduler: k8s), not with scheduler '" + scheduler +
-                         "'; use local, mpirun, mpiexec, srun or torchrun");
+                                               const SchedulerBackend* backend) {
   for (const auto& [known, make] : Factories()) {
     if (known != name) continue;
     std::unique_ptr<Launcher> launcher = make();
+    if (launcher->needs_own_container() && !(backend && backend->traits.runs_in_container))
+      return Status::Error("launcher '" + name + "' (the ReFrame Kubernetes fork's: the container runs the command "
+                           "itself) works only on a Kubernetes partition (scheduler: k8s), not with scheduler '" +
+                           (backend ? backend->name : std::string("local")) +
+                           "'; use local, mpirun, mpiexec, srun or torchrun");
     launcher->options = std::move(options);
-    launcher->scheduler = scheduler;
+    if (backend) launcher->traits = backend->traits;
     return launcher;
   }
   return Status::Error("unknown launcher '" + name + "'" + DidYouMean(name, LauncherNames()) +

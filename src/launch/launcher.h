@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sched/job.h"
+#include "sched/scheduler_factory.h"
 #include "util/status.h"
 
 namespace hb {
@@ -28,12 +29,15 @@ class Launcher {
   // The launcher's own words for job, e.g. {"mpirun", "-np", "4"}; none
   // for `local`.
   virtual std::vector<std::string> Command(const Job& job) const = 0;
+  // True when the job's own container must run the command (the `k8s`
+  // launcher): valid only where SchedulerTraits::runs_in_container.
+  virtual bool needs_own_container() const { return false; }
 
   // Extra options, appended after the launcher's own words.
   std::vector<std::string> options;
-  // The partition's scheduler (local, slurm, pbs, k8s...): how a launcher
-  // that runs once per node (torchrun) starts on every node of the job.
-  std::string scheduler = "local";
+  // What the partition's scheduler says of itself: how a launcher that runs
+  // once per node (torchrun) starts on every node of the job.
+  SchedulerTraits traits;
 
   // Command(job) and options, joined by spaces ("" for local without options).
   std::string Prefix(const Job& job) const;
@@ -42,11 +46,14 @@ class Launcher {
   std::string RunLine(const Job& job, const std::string& command) const;
 };
 
-// Launchers hetbench knows: local, mpirun, mpiexec, srun, torchrun. An
-// unknown name is an error that lists them, with a did-you-mean.
+// Launchers hetbench knows: local, mpirun, mpiexec, srun, torchrun, k8s. An
+// unknown name is an error that lists them, with a did-you-mean; `k8s` on a
+// backend whose jobs do not run in their own container is an error too.
+// `backend` is the partition's scheduler (scheduler_factory.h); null = the
+// local one.
 Result<std::unique_ptr<Launcher>> MakeLauncher(const std::string& name,
                                                std::vector<std::string> options = {},
-                                               const std::string& scheduler = "local");
+                                               const SchedulerBackend* backend = nullptr);
 
 // The names MakeLauncher accepts, in a stable order.
 const std::vector<std::string>& LauncherNames();

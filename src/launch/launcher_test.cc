@@ -75,11 +75,11 @@ TEST(Launcher, UnknownNamesAreErrorsWithSuggestions) {
 // ReFrame's Kubernetes fork names `launcher: k8s`: the pod runs the command.
 TEST(Launcher, K8sAddsNothingAndOnlyOnKubernetes) {
   for (const char* sched : {"k8s", "kubernetes"}) {
-    auto l = MakeLauncher("k8s", {}, sched);
+    auto l = MakeLauncher("k8s", {}, *FindSchedulerBackend(sched));
     ASSERT_TRUE(l.ok()) << l.status().str();
     EXPECT_EQ((*l)->RunLine(JobWith(4), "python train.py"), "python train.py");
   }
-  auto slurm = MakeLauncher("k8s", {}, "slurm");
+  auto slurm = MakeLauncher("k8s", {}, *FindSchedulerBackend("slurm"));
   ASSERT_FALSE(slurm.ok());
   EXPECT_EQ(slurm.status().message(),
             "launcher 'k8s' (the ReFrame Kubernetes fork's: the container runs the command itself) works only on a "

@@ -10,13 +10,6 @@ namespace hb {
 
 namespace {
 
-// How a scheduler's job script finds the rendezvous host and a job id,
-// and starts one process per node (empty: every node runs the script).
-struct NodeSpawn {
-  std::vector<std::string> spawner;  // words before torchrun
-  std::string head, job_id;          // shell text
-};
-
 // The flag a launcher option sets, with torchrun's dashes normalised:
 // "--nproc-per-node=4" -> "nproc_per_node"; "" for a value or other word.
 std::string FlagName(const std::string& word) {
@@ -37,37 +30,13 @@ std::string PortOf(const std::vector<std::string>& options) {
   return std::to_string(kTorchrunPort);
 }
 
-bool IsSlurm(const std::string& s) { return s == "slurm" || s == "squeue"; }
-bool IsPbs(const std::string& s) { return s == "pbs" || s == "pbspro" || s == "torque"; }
-
-NodeSpawn SpawnFor(const std::string& scheduler, const Job& job, const TorchrunShape& sh) {
-  const std::string n = std::to_string(sh.nnodes);
-  if (IsSlurm(scheduler)) {
-    // One task per node; the step gets the CPUs of the node's tasks (srun
-    // of Slurm >= 22.05 does not inherit --cpus-per-task, and a step of one
-    // task would otherwise be confined to one CPU).
-    int cpus = sh.nproc_per_node * std::max(1, job.num_cpus_per_task);
-    return {{"srun", "--nodes=" + n, "--ntasks=" + n, "--ntasks-per-node=1", "--cpus-per-task=" + std::to_string(cpus)},
-            "\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)\"",
-            "\"$SLURM_JOB_ID\""};
-  }
-  if (IsPbs(scheduler))  // MPICH, Intel MPI and Cray PALS spell one per node --ppn 1
-    return {{"mpiexec", "-n", n, "--ppn", "1"}, "\"$(head -n1 \"$PBS_NODEFILE\")\"", "\"$PBS_JOBID\""};
-  if (scheduler == "sge") {  // Open MPI, Grid Engine's tightly integrated MPI
-    std::vector<std::string> spawner = {"mpirun", "-np", n, "--npernode", "1"};
-    if (::geteuid() == 0) spawner.push_back("--allow-run-as-root");
-    return {spawner, "\"$(head -n1 \"$PE_HOSTFILE\" | cut -d' ' -f1)\"", "\"$JOB_ID\""};
-  }
-  return {};
-}
-
 // PyTorch's elastic launcher; see torchrun.h for the lines it writes.
 class TorchrunLauncher : public Launcher {
  public:
   std::string name() const override { return "torchrun"; }
 
   std::vector<std::string> Command(const Job& job) const override {
-    TorchrunShape sh = TorchrunShapeOf(job, scheduler == "local");
+    TorchrunShape sh = TorchrunShapeOf(job, !traits.node_spawn);
     std::set<std::string> given;
     for (const auto& o : options) given.insert(FlagName(o));
     auto unless_given = [&](const std::string& flag, std::vector<std::string>* words, const std::string& value) {
@@ -84,18 +53,20 @@ class TorchrunLauncher : public Launcher {
     unless_given("nnodes", &words, std::to_string(sh.nnodes));
     unless_given("nproc_per_node", &words, std::to_string(sh.nproc_per_node));
     const std::string port = PortOf(options);
-    if (scheduler == "k8s") {
-      // Each pod knows its rank (the Indexed Job's completion index) and
-      // rank 0's address, the static rendezvous Kubeflow's PyTorchJob uses.
-      unless_given("node_rank", &words, "\"$HETBENCH_RANK\"");
-      unless_given("master_addr", &words, "\"$HETBENCH_MASTER_ADDR\"");
+    int cpus = sh.nproc_per_node * std::max(1, job.num_cpus_per_task);
+    NodeSpawn spawn = traits.node_spawn(job, sh.nnodes, cpus);
+    if (!spawn.node_rank.empty()) {
+      // Each node runs the script knowing its rank and rank 0's address
+      // (Kubernetes' Indexed Job): a static rendezvous, as Kubeflow's
+      // PyTorchJob's.
+      unless_given("node_rank", &words, spawn.node_rank);
+      unless_given("master_addr", &words, spawn.head);
       unless_given("master_port", &words, port);
-      return Prepend({"torchrun"}, words);
+    } else {
+      unless_given("rdzv_backend", &words, "c10d");
+      unless_given("rdzv_endpoint", &words, spawn.head + ":" + port);
+      unless_given("rdzv_id", &words, spawn.job_id);
     }
-    NodeSpawn spawn = SpawnFor(scheduler, job, sh);
-    unless_given("rdzv_backend", &words, "c10d");
-    unless_given("rdzv_endpoint", &words, spawn.head + ":" + port);
-    unless_given("rdzv_id", &words, spawn.job_id);
     spawn.spawner.push_back("torchrun");
     return Prepend(spawn.spawner, words);
   }

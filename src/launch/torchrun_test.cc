@@ -4,8 +4,18 @@
 
 #include <gtest/gtest.h>
 
+#include "sched/scheduler_factory.h"
+
 namespace hb {
 namespace {
+
+// The registered backend of a scheduler name or alias (this test links the
+// Kubernetes backend too, so `k8s` and `kubernetes` are known).
+const SchedulerBackend* Backend(const std::string& name) {
+  auto b = FindSchedulerBackend(name);
+  EXPECT_TRUE(b.ok()) << b.status().str();
+  return b.ok() ? *b : nullptr;
+}
 
 Job JobWith(int tasks, int per_node = 0, int gpus_per_node = 0, int cpus_per_task = 0) {
   Job job;
@@ -18,7 +28,7 @@ Job JobWith(int tasks, int per_node = 0, int gpus_per_node = 0, int cpus_per_tas
 
 // The run line torchrun writes for job on scheduler, with options.
 std::string Line(const std::string& scheduler, const Job& job, std::vector<std::string> options = {}) {
-  auto l = MakeLauncher("torchrun", std::move(options), scheduler);
+  auto l = MakeLauncher("torchrun", std::move(options), Backend(scheduler));
   EXPECT_TRUE(l.ok()) << l.status().str();
   return l.ok() ? (*l)->RunLine(job, "train.py --epochs 1") : "";
 }
@@ -88,6 +98,9 @@ TEST(Torchrun, KubernetesPodsRendezvousAtRankZero) {
   EXPECT_EQ(Line("k8s", JobWith(8, 4)),
             "torchrun --nnodes=2 --nproc_per_node=4 --node_rank=\"$HETBENCH_RANK\" "
             "--master_addr=\"$HETBENCH_MASTER_ADDR\" --master_port=29500 train.py --epochs 1");
+  // The documented alias is the same backend (it used to get an empty
+  // --rdzv_endpoint=:29500).
+  EXPECT_EQ(Line("kubernetes", JobWith(8, 4)), Line("k8s", JobWith(8, 4)));
 }
 
 TEST(Torchrun, OptionsReplaceTheFlagsTheySet) {
@@ -113,11 +126,11 @@ TEST(Torchrun, OptionsReplaceTheFlagsTheySet) {
 }
 
 TEST(Torchrun, TheFactoryKnowsItByName) {
-  auto l = MakeLauncher("torchrun", {}, "slurm");
+  auto l = MakeLauncher("torchrun", {}, Backend("slurm"));
   ASSERT_TRUE(l.ok());
   EXPECT_EQ((*l)->name(), "torchrun");
-  EXPECT_EQ((*l)->scheduler, "slurm");
-  EXPECT_EQ((*MakeLauncher("torchrun"))->scheduler, "local");
+  EXPECT_TRUE((*l)->traits.node_spawn);
+  EXPECT_FALSE((*MakeLauncher("torchrun"))->traits.node_spawn);  // local: one node
 }
 
 }  // namespace

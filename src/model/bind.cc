@@ -6,6 +6,7 @@
 #include "model/expand.h"
 #include "model/field_merge.h"
 #include "model/placeholder.h"
+#include "sched/scheduler_factory.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
 
@@ -251,7 +252,7 @@ bool OverrideMatches(const OverrideEntry& o, const PartitionView& p, const Envir
     if (StartsWith(tok, "env:")) {
       ok = tok.substr(4) == e.name;
     } else if (StartsWith(tok, "sched:")) {
-      ok = tok.substr(6) == p.scheduler;
+      ok = CanonicalSchedulerName(tok.substr(6)) == p.scheduler;  // sched:kubernetes is sched:k8s
     } else if (IsParamToken(tok)) {
       size_t eq = tok.find('=');
       const std::string* v = c.Param(tok.substr(0, eq));

@@ -917,10 +917,12 @@ Status FinishTestSpec(TestSpec* spec, bool check_required) {
     spec->executable = "./" + exe;
   }
   // A container test may run the image's own command (ReFrame's
-  // `singularity run IMAGE`).
-  if (check_required && spec->executable.empty() && !spec->abstract && !spec->container.enabled) {
+  // `singularity run IMAGE`), and a Kubernetes test its manifest's.
+  bool own_manifest = spec->k8s.is_object() && spec->k8s.contains("manifest");
+  if (check_required && spec->executable.empty() && !spec->abstract && !spec->container.enabled && !own_manifest) {
     SourceMark m = spec->mark;
-    return Status::Error(m, "test '" + spec->name + "' has no 'executable' (the program to run)");
+    return Status::Error(m, "test '" + spec->name + "' has no 'executable' (the program to run; a Kubernetes test "
+                            "whose k8s.manifest has containers with their own command needs none)");
   }
   if (check_required && spec->build.type.empty() && !spec->abstract &&
       (!spec->prebuild_cmds.empty() || !spec->postbuild_cmds.empty())) {

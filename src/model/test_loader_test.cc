@@ -268,7 +268,13 @@ TEST(TestLoaderErrors, ReferenceToUnknownVariable) {
 
 TEST(TestLoaderErrors, MissingExecutable) {
   Status st = LoadError("name: a\n");
-  EXPECT_EQ(st.str(), "t.yaml:1:7: test 'a' has no 'executable' (the program to run)");
+  EXPECT_EQ(st.str(), "t.yaml:1:7: test 'a' has no 'executable' (the program to run; a Kubernetes test whose "
+                      "k8s.manifest has containers with their own command needs none)");
+  // A manifest of the test's own may run its own command.
+  auto r = LoadTestsFromString("name: ipu\nsanity: [{exit_code: 0}]\nk8s:\n  manifest: {apiVersion: v1, kind: Pod, "
+                               "spec: {containers: [{name: c, image: busybox, command: [echo, hi]}]}}\n", "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(r->specs[0]->executable, "");
 }
 
 // ---- Expansion

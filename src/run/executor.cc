@@ -163,20 +163,36 @@ void Executor::MakeTasks() {
 
 Status Executor::Prepare() {
   prepared_ = true;
-  std::set<const Partition*> parts;
+  opts_.sched.dry_run = opts_.dry_run;
   Partition local_part;
-  for (const auto& t : tasks_) parts.insert(t->tc->spec->local ? &local_part : t->part);
-  for (const Partition* p : parts) {
-    std::string err;
-    Scheduler* s = SchedulerFor(*p, &err);
-    if (!s) return Status::Error("partition '" + session_.system_name + ":" + p->name + "': " + err);
-    // A launcher that cannot work is one error before anything runs.
-    auto launcher = MakeLauncher(p->launcher, {}, p->scheduler);
-    if (!launcher.ok())
-      return launcher.status().Prefixed("partition '" + session_.system_name + ":" + p->name + "'");
-    if (opts_.dry_run) continue;  // offline: no scheduler command, no API server
+  // Every partition's backend, and every scheduler instance the cases will
+  // use (one per partition's options and test block's context): each made
+  // and checked once, before anything runs.
+  std::set<std::pair<const Partition*, std::string>> uses;
+  for (const auto& t : tasks_) {
+    const Partition* p = t->tc->spec->local ? &local_part : t->part;
+    if (uses.emplace(p, t->tc->spec->k8s.dump()).second) {
+      std::string where = "partition '" + session_.system_name + ":" + p->name + "'";
+      auto backend = FindSchedulerBackend(p->scheduler);
+      if (!backend.ok()) {
+        Status st = backend.status().Prefixed(where);
+        return p->mark.known() ? Status::Error(p->mark, st.message()) : st;
+      }
+      std::string err;
+      Scheduler* s = SchedulerFor(*p, t->tc->spec->k8s, &err);
+      if (!s) {
+        bool own = !t->tc->spec->k8s.empty() && !t->tc->spec->k8s.is_null();
+        return Status::Error(where + (own ? ", test '" + t->tc->display_name + "'" : std::string()) + ": " + err);
+      }
+      // A launcher that cannot work is one error before anything runs.
+      auto launcher = MakeLauncher(p->launcher, {}, *backend);
+      if (!launcher.ok()) return launcher.status().Prefixed(where);
+    }
+  }
+  if (opts_.dry_run) return Status::OK();  // offline: no scheduler command, no API server
+  for (auto& [key, s] : schedulers_) {
     Status st = s->Check();
-    if (!st.ok()) return st.Prefixed("partition '" + session_.system_name + ":" + p->name + "'");
+    if (!st.ok()) return st.Prefixed("partition '" + session_.system_name + ":" + checked_for_[key] + "'");
   }
   return Status::OK();
 }
@@ -306,7 +322,7 @@ bool Executor::CanStart(const Task& t) const {
   auto it = partition_load_.find(t.tc->system + ":" + t.tc->partition);
   int load = it == partition_load_.end() ? 0 : it->second;
   if (load >= std::max(1, t.part->max_jobs)) return false;
-  bool local = t.part->scheduler == "local" || t.tc->spec->local ||
+  bool local = TraitsOf(*t.part).on_this_host || t.tc->spec->local ||
                (!t.tc->spec->build.type.empty() && t.tc->spec->build_locally);
   return !local || local_load_ < opts_.max_local_jobs;
 }
@@ -413,30 +429,35 @@ Status Executor::BindRun(Task* t) {
   return Status::OK();
 }
 
-// One scheduler object per partition, made from that partition's own
-// sched_options (two Slurm partitions, or two Kubernetes namespaces, may
-// be configured differently). The local scheduler is one for all, local
-// builds included: it reaps this process's children, and two would take
-// each other's.
-Scheduler* Executor::SchedulerFor(const Partition& part, std::string* err) {
-  const std::string& name = part.scheduler;
-  std::string key = name == "local" ? std::string("local") : "partition " + part.name;
-  auto it = schedulers_.find(key);
-  if (it != schedulers_.end()) return it->second.get();
-  std::unique_ptr<Scheduler> s;
-  if (name == "local") {
-    s = std::make_unique<LocalScheduler>(LocalScheduler::Options{opts_.kill_grace_s});
-  } else {
-    auto made = MakeScheduler(name, part.sched_options);
-    if (!made.ok()) {
-      *err = made.status().message();
-      return nullptr;
-    }
-    s = std::move(made.value());
+// The scheduler instances: one per instance key (scheduler_factory.h), so
+// that partitions on one endpoint (a Slurm cluster with the same options; a
+// Kubernetes API server) share one instance and one batched query per poll,
+// while partitions configured differently get their own. The local
+// scheduler is one for all, local builds included: it reaps this process's
+// children, and two would take each other's.
+Scheduler* Executor::SchedulerFor(const Partition& part, const nlohmann::json& backend_spec, std::string* err) {
+  auto key = SchedulerInstanceKey(part.scheduler, part.sched_options, backend_spec, opts_.sched);
+  if (!key.ok()) {
+    *err = key.status().message();
+    return nullptr;
   }
-  Scheduler* raw = s.get();
-  schedulers_[key] = std::move(s);
+  auto it = schedulers_.find(*key);
+  if (it != schedulers_.end()) return it->second.get();
+  auto made = MakeScheduler(part.scheduler, part.sched_options, opts_.sched, backend_spec);
+  if (!made.ok()) {
+    *err = made.status().message();
+    return nullptr;
+  }
+  Scheduler* raw = made->get();
+  checked_for_[*key] = part.name;
+  schedulers_[*key] = std::move(made.value());
   return raw;
+}
+
+const SchedulerTraits& Executor::TraitsOf(const Partition& part) const {
+  static const SchedulerTraits kNone;
+  auto b = FindSchedulerBackend(part.scheduler);
+  return b.ok() ? (*b)->traits : kNone;
 }
 
 namespace {
@@ -464,12 +485,6 @@ std::vector<std::pair<std::string, std::string>> HetbenchEnv() {
   }
   return env;
 }
-}  // namespace
-
-namespace {
-// Backends whose jobs run where hetbench's host is not: the build must run
-// inside the job.
-bool BuildsInJob(const Partition& p) { return p.scheduler == "k8s" || p.scheduler == "kubernetes"; }
 }  // namespace
 
 // The files (relative to the stage directory; globs allowed) that the
@@ -502,13 +517,14 @@ Status Executor::SubmitBuild(Task* t) {
   std::string path = JoinPath(t->stagedir, kBuildScript);
   // Where hetbench's host is not where the job runs (Kubernetes), the build
   // runs first inside the job itself, in the same container.
-  if (BuildsInJob(*t->part)) t->build_in_job = path;
+  bool in_job = TraitsOf(*t->part).remote_files;
+  if (in_job) t->build_in_job = path;
   // build_locally: false makes the build a job of the partition's own
   // scheduler (ReFrame's), with its access options and -J options.
-  bool remote = !s.build_locally && !BuildsInJob(*t->part);
+  bool remote = !s.build_locally && !in_job;
   std::string err;
   Partition local_part;
-  Scheduler* sched = SchedulerFor(remote ? *t->part : local_part, &err);
+  Scheduler* sched = SchedulerFor(remote ? *t->part : local_part, remote ? s.k8s : nlohmann::json::object(), &err);
   if (!sched) return Status::Error(err);
   t->job = Job();
   t->job.name = "hb_build_" + s.name;
@@ -524,7 +540,7 @@ Status Executor::SubmitBuild(Task* t) {
   Status st = WriteFile(path, BuildScript(t->stagedir, HetbenchEnv(), prepare, *environ, cmds,
                                           remote ? sched->Directives(t->job) : std::vector<std::string>()));
   if (!st.ok()) return st;
-  if (opts_.dry_run || BuildsInJob(*t->part)) return SubmitRun(t);
+  if (opts_.dry_run || in_job) return SubmitRun(t);
 
   st = sched->Submit(&t->job);
   if (!st.ok()) return st;
@@ -542,7 +558,7 @@ Status Executor::SubmitBuild(Task* t) {
 // the image is the pod's and nothing is wrapped.
 Status Executor::AddContainer(const Task& t, const std::string& image, ScriptParts* p) const {
   const TestSpec& s = *t.spec;
-  if (!s.container.enabled || BuildsInJob(*t.part)) return Status::OK();
+  if (!s.container.enabled || TraitsOf(*t.part).remote_files) return Status::OK();
   const ContainerSpec& c = s.container;
   std::vector<std::string> words = {p->executable};
   if (!p->executable.empty()) words.insert(words.end(), p->executable_opts.begin(), p->executable_opts.end());
@@ -572,8 +588,9 @@ Status Executor::SubmitRun(Task* t) {
   std::string err;
   // local: true runs the job on this host with the local scheduler.
   Partition local_part;
-  bool local = s.local || t->part->scheduler == "local";
-  Scheduler* sched = SchedulerFor(s.local ? local_part : *t->part, &err);
+  const Partition& part = s.local ? local_part : *t->part;
+  bool local = TraitsOf(part).on_this_host;
+  Scheduler* sched = SchedulerFor(part, s.local ? nlohmann::json::object() : s.k8s, &err);
   if (!sched) return Status::Error(err);
   // The test's launcher replaces the partition's. The partition's
   // launcher_options belong to the partition's launcher: a test with
@@ -582,7 +599,9 @@ Status Executor::SubmitRun(Task* t) {
   std::vector<std::string> launcher_options;
   if (launcher_name == t->part->launcher) launcher_options = t->part->launcher_options;
   launcher_options.insert(launcher_options.end(), s.launcher_options.begin(), s.launcher_options.end());
-  auto launcher = MakeLauncher(launcher_name, std::move(launcher_options), s.local ? "local" : t->part->scheduler);
+  auto backend = FindSchedulerBackend(part.scheduler);
+  if (!backend.ok()) return backend.status();
+  auto launcher = MakeLauncher(launcher_name, std::move(launcher_options), *backend);
   if (!launcher.ok()) return launcher.status();
 
   Job job;
@@ -609,6 +628,7 @@ Status Executor::SubmitRun(Task* t) {
   job.session_id = session_.id;
   job.case_id = c.id;
   job.backend_spec = s.k8s;
+  job.sched_options = part.sched_options;
   if (!s.local) {  // scheduler options mean nothing to a local job
     for (const auto& a : t->part->access) job.options.push_back(a);
     auto resources = ResourceOptions(*t);

@@ -24,6 +24,7 @@
 #include "run/script.h"
 #include "run/session.h"
 #include "sched/scheduler.h"
+#include "sched/scheduler_factory.h"
 
 namespace hb {
 
@@ -38,7 +39,9 @@ struct ExecOptions {
   bool skip_sanity = false;       // --skip-sanity-check
   bool skip_performance = false;  // --skip-performance-check: no performance stage
   std::vector<std::string> job_options;  // -J
-  double kill_grace_s = 2;      // SIGTERM -> SIGKILL grace for local jobs
+  // What the command line adds to the backends' options (--dry-run is
+  // copied in; --kubeconfig, --keep-failed-jobs, the local kill grace).
+  SchedulerFlags sched;
 };
 
 class Executor {
@@ -86,7 +89,11 @@ class Executor {
   double NextTimeout() const;
   void Interrupt(int signo);
   void CancelPending(const std::string& why);
-  Scheduler* SchedulerFor(const Partition& part, std::string* err);
+  // The scheduler instance a job of this partition (and test block) uses;
+  // made on first use. Null with *err set when it cannot be made.
+  Scheduler* SchedulerFor(const Partition& part, const nlohmann::json& backend_spec, std::string* err);
+  // The partition's backend (known: Prepare checked it).
+  const SchedulerTraits& TraitsOf(const Partition& part) const;
   Result<std::vector<std::string>> ResourceOptions(const Task& t) const;
   // The module and env_vars lines of system, partition, environment,
   // `extra` (a container platform's) and test, in that order.
@@ -100,7 +107,8 @@ class Executor {
   Console* console_;
   std::vector<std::unique_ptr<Task>> tasks_;
   std::vector<Task*> in_flight_;
-  std::map<std::string, std::unique_ptr<Scheduler>> schedulers_;
+  std::map<std::string, std::unique_ptr<Scheduler>> schedulers_;  // by instance key
+  std::map<std::string, std::string> checked_for_;  // instance key -> the first partition it serves
   std::map<std::string, int> partition_load_;  // "sys:part" -> cases in flight
   int local_load_ = 0;
   int failures_ = 0;

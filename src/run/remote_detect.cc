@@ -13,7 +13,6 @@
 #include "launch/launcher.h"
 #include "results/store.h"
 #include "run/module_system.h"
-#include "sched/local_scheduler.h"
 #include "sched/scheduler_factory.h"
 #include "util/fs.h"
 #include "util/signals.h"
@@ -51,8 +50,6 @@ std::string Tail(const std::string& path, int n) {
   return Join(lines, "\n");
 }
 
-bool IsKubernetes(const Partition& p) { return p.scheduler == "k8s" || p.scheduler == "kubernetes"; }
-
 // One detection job in flight.
 struct Pending {
   size_t index = 0;  // into the targets
@@ -65,26 +62,22 @@ struct Pending {
   bool cancelled = false;  // for running past its time limit
 };
 
-// The schedulers of the detection jobs, one per backend name (as the
+// The schedulers of the detection jobs, one per instance key (as the
 // executor shares them), each checked once.
 class Schedulers {
  public:
-  explicit Schedulers(double kill_grace_s) : kill_grace_s_(kill_grace_s) {}
+  explicit Schedulers(double kill_grace_s) { flags_.kill_grace_s = kill_grace_s; }
   Result<Scheduler*> For(const Partition& part) {
-    auto it = made_.find(part.scheduler);
+    auto key = SchedulerInstanceKey(part.scheduler, part.sched_options, nlohmann::json::object(), flags_);
+    if (!key.ok()) return key.status();
+    auto it = made_.find(*key);
     if (it != made_.end()) return it->second.get();
-    std::unique_ptr<Scheduler> s;
-    if (part.scheduler == "local") {
-      s = std::make_unique<LocalScheduler>(LocalScheduler::Options{kill_grace_s_});
-    } else {
-      auto made = MakeScheduler(part.scheduler, part.sched_options);
-      if (!made.ok()) return made.status();
-      s = std::move(made.value());
-    }
-    Status st = s->Check();
+    auto made = MakeScheduler(part.scheduler, part.sched_options, flags_);
+    if (!made.ok()) return made.status();
+    Status st = (*made)->Check();
     if (!st.ok()) return st;
-    Scheduler* raw = s.get();
-    made_[part.scheduler] = std::move(s);
+    Scheduler* raw = made->get();
+    made_[*key] = std::move(made.value());
     return raw;
   }
   double NextPollDelay() const {
@@ -97,19 +90,22 @@ class Schedulers {
   }
 
  private:
-  double kill_grace_s_;
+  SchedulerFlags flags_;
   std::map<std::string, std::unique_ptr<Scheduler>> made_;
 };
 
 // Writes the script and submits the job of one target.
 Status Submit(const DetectTarget& t, const DetectJobOptions& o, Schedulers* schedulers, Pending* p) {
   const Partition& part = *t.partition;
-  if (IsKubernetes(part))
-    return Status::Error("Kubernetes partitions cannot be detected (the pod's image has no hetbench); write "
-                         "`processor` and `devices` in the configuration");
+  auto backend = FindSchedulerBackend(part.scheduler);
+  if (!backend.ok()) return backend.status();
+  if ((*backend)->traits.remote_files)
+    return Status::Error("scheduler '" + part.scheduler +
+                         "' runs jobs where hetbench is not installed (a Kubernetes pod's image has no hetbench), so "
+                         "the partition cannot be detected; write `processor` and `devices` in the configuration");
   auto sched = schedulers->For(part);
   if (!sched.ok()) return sched.status();
-  auto launcher = MakeLauncher(part.launcher, part.launcher_options);
+  auto launcher = MakeLauncher(part.launcher, part.launcher_options, *backend);
   if (!launcher.ok()) return launcher.status();
   Status st = MakeDirs(o.workdir);
   if (!st.ok()) return st;

@@ -157,8 +157,9 @@ TEST(RemoteDetect, KubernetesPartitionsAreRefusedWithAReason) {
   Fixture f;
   DetectOutcome out = f.Detect("pods", "/bin/true");
   EXPECT_EQ(out.results[0].status().str(),
-            "partition 'hpc:pods': cannot submit the detection job: Kubernetes partitions cannot be detected (the "
-            "pod's image has no hetbench); write `processor` and `devices` in the configuration");
+            "partition 'hpc:pods': cannot submit the detection job: scheduler 'k8s' runs jobs where hetbench is not "
+            "installed (a Kubernetes pod's image has no hetbench), so the partition cannot be detected; write "
+            "`processor` and `devices` in the configuration");
 }
 
 }  // namespace

@@ -29,10 +29,14 @@ std::string RunScript(const ScriptParts& p) {
   Lines(&s, p.environ);
   Lines(&s, p.build_setup);
   Lines(&s, p.prerun_cmds);
-  std::vector<std::string> cmd = p.launcher;
-  cmd.push_back(p.executable);
-  cmd.insert(cmd.end(), p.executable_opts.begin(), p.executable_opts.end());
-  s += Join(cmd, " ") + "\n";
+  // No executable (a manifest whose containers run their own command):
+  // no run line.
+  if (!p.executable.empty()) {
+    std::vector<std::string> cmd = p.launcher;
+    cmd.push_back(p.executable);
+    cmd.insert(cmd.end(), p.executable_opts.begin(), p.executable_opts.end());
+    s += Join(cmd, " ") + "\n";
+  }
   if (!p.postrun_cmds.empty()) {
     s += "_hb_status=$?\n";
     Lines(&s, p.postrun_cmds);

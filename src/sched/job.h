@@ -65,6 +65,10 @@ struct Job {
   // The test's `k8s` block as written (node_selector, tolerations,
   // manifest...): overrides the partition's sched_options.
   nlohmann::json backend_spec = nlohmann::json::object();
+  // The partition's sched_options, for a backend whose one instance serves
+  // several partitions (SchedulerBackend::instance_key); null = the
+  // instance's own.
+  nlohmann::json sched_options;
 
   // Filled by the scheduler.
   std::string id;

@@ -553,4 +553,8 @@ Result<Observations> PbsScheduler::QueryJson(const std::vector<std::string>& ids
   return Query(ids);
 }
 
+NodeSpawn PbsNodeSpawn(const Job&, int nnodes, int) {
+  return {{"mpiexec", "-n", std::to_string(nnodes), "--ppn", "1"}, "\"$(head -n1 \"$PBS_NODEFILE\")\"", "\"$PBS_JOBID\"", ""};
+}
+
 }  // namespace hb

@@ -97,4 +97,9 @@ double ParsePbsTime(const std::string& text);
 // characters (toalphanum(name)[:15]).
 std::string PbsJobName(const std::string& name);
 
+// For a launcher that runs once per node: mpiexec -n N --ppn 1 (MPICH,
+// Intel MPI and Cray PALS spell one per node so); the first line of
+// $PBS_NODEFILE is the rendezvous host.
+NodeSpawn PbsNodeSpawn(const Job& job, int nnodes, int cpus_per_node);
+
 }  // namespace hb

@@ -1,13 +1,15 @@
 // Scheduler: the one seam through which the executor submits, follows and
 // cancels jobs. One implementation per backend (local_scheduler.h, slurm.h,
-// pbs.h, sge.h; k8s to come). Only src/sched knows how a
-// scheduler is spoken to.
+// pbs.h, sge.h, and k8s/k8s_scheduler.h). Only src/sched and src/k8s know
+// how a scheduler is spoken to; the layers above ask a backend's
+// SchedulerTraits what they need to know, never its name.
 //
 // A Scheduler is owned by the executor, used from its single thread, and
 // never blocks for long: Submit and Poll return quickly, and the executor
 // waits for events (a child exiting, a signal, a timer) between polls.
 #pragma once
 
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -17,6 +19,38 @@
 #include "util/status.h"
 
 namespace hb {
+
+// How a launcher that runs once per node (torchrun) starts on every node of
+// a job and finds its rendezvous, as shell text for the job script.
+struct NodeSpawn {
+  // Words that start one process per node ("srun --nodes=2 --ntasks=2
+  // --ntasks-per-node=1 ..."); empty when every node runs the job script
+  // itself (the pods of a Kubernetes Indexed Job).
+  std::vector<std::string> spawner;
+  std::string head;       // rank 0's host: "\"$(head -n1 \"$PBS_NODEFILE\")\""
+  std::string job_id;     // an id every node shares: "\"$SLURM_JOB_ID\""
+  std::string node_rank;  // this node's rank where each node runs the script ("" otherwise)
+};
+
+// What the layers above src/sched and src/k8s need to know of a backend.
+// Registered with the backend (scheduler_factory.h); pure data.
+struct SchedulerTraits {
+  // Jobs are child processes of hetbench on this host (the local
+  // scheduler): they count against --max-local-jobs, and one instance
+  // serves every partition (it reaps this process's children).
+  bool on_this_host = false;
+  // Jobs run where hetbench's files are not (Kubernetes): the build runs
+  // inside the job, a container_platform is the job's own image rather
+  // than a wrapper, and `hetbench detect` cannot run there.
+  bool remote_files = false;
+  // The job's container runs the command itself, so the `k8s` launcher
+  // (ReFrame's Kubernetes fork's) is valid.
+  bool runs_in_container = false;
+  // For a launcher that starts once per node: how, for a job of `nnodes`
+  // nodes using `cpus_per_node` CPUs per node. Null: the backend runs a job
+  // on one node (local).
+  std::function<NodeSpawn(const Job& job, int nnodes, int cpus_per_node)> node_spawn;
+};
 
 class Scheduler {
  public:

@@ -25,7 +25,7 @@ TEST(MakeScheduler, KnowsLocalAndNamesTheRest) {
   for (const char* pbs : {"pbs", "pbspro", "torque"}) {
     auto s = MakeScheduler(pbs, {{"lost_after", 120}});
     ASSERT_TRUE(s.ok()) << s.status().str();
-    EXPECT_EQ((*s)->name(), pbs);
+    EXPECT_EQ((*s)->name(), CanonicalSchedulerName(pbs));
   }
   Job job;
   job.name = "hb_x";
@@ -41,19 +41,42 @@ TEST(MakeScheduler, KnowsLocalAndNamesTheRest) {
             "sched_options: 'pe' must be the name of a parallel environment (e.g. smp)");
   EXPECT_FALSE(MakeScheduler("sge", {{"lost_after", "later"}}).ok());
 
-  // Backends of higher layers come in through RegisterScheduler.
+  // Backends of higher layers register themselves, with their aliases.
   std::string asked;
-  RegisterScheduler("fakebackend", [&](const std::string& name, const nlohmann::json& so)
-                                       -> Result<std::unique_ptr<Scheduler>> {
-    asked = name + " " + so.dump();
+  SchedulerBackend fb;
+  fb.name = "fakebackend";
+  fb.aliases = {"fakealias"};
+  fb.traits.remote_files = true;
+  fb.instance_key = [](const nlohmann::json& so, const nlohmann::json& spec,
+                       const SchedulerFlags&) -> Result<std::string> {
+    if (spec.contains("context")) return spec["context"].get<std::string>();
+    return so.value("server", std::string());
+  };
+  fb.make = [&](const nlohmann::json& so, const nlohmann::json&,
+                const SchedulerFlags& f) -> Result<std::unique_ptr<Scheduler>> {
+    asked = so.dump() + (f.dry_run ? " dry" : "");
     return Status::Error("no cluster here");
-  });
-  auto fake = MakeScheduler("fakebackend", {{"namespace", "ns"}});
+  };
+  EXPECT_TRUE(RegisterSchedulerBackend(fb));
+  SchedulerFlags dry;
+  dry.dry_run = true;
+  auto fake = MakeScheduler("fakealias", {{"namespace", "ns"}}, dry);
   ASSERT_FALSE(fake.ok());
   EXPECT_EQ(fake.status().message(), "no cluster here");
-  EXPECT_EQ(asked, "fakebackend {\"namespace\":\"ns\"}");
+  EXPECT_EQ(asked, "{\"namespace\":\"ns\"} dry");
   auto names = SchedulerNames();
   EXPECT_NE(std::find(names.begin(), names.end(), "fakebackend"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "fakealias"), names.end());
+  EXPECT_EQ(CanonicalSchedulerName("fakealias"), "fakebackend");
+  EXPECT_TRUE((*FindSchedulerBackend("fakealias"))->traits.remote_files);
+  // Jobs share an instance when their keys are equal: two partitions on
+  // one server, unless a test names another context.
+  auto key = [](const nlohmann::json& so, const nlohmann::json& spec) {
+    return SchedulerInstanceKey("fakealias", so, spec, {}).value();
+  };
+  EXPECT_EQ(key({{"server", "a"}, {"namespace", "x"}}, {}), "fakebackend|a");
+  EXPECT_EQ(key({{"server", "a"}}, {}), key({{"server", "a"}, {"namespace", "y"}}, {}));
+  EXPECT_NE(key({{"server", "a"}}, {}), key({{"server", "a"}}, {{"context", "ipu"}}));
 
   auto typo = MakeScheduler("lcoal");
   ASSERT_FALSE(typo.ok());
@@ -61,6 +84,32 @@ TEST(MakeScheduler, KnowsLocalAndNamesTheRest) {
             std::string::npos)
       << typo.status().str();
   EXPECT_NE(typo.status().message().find("known: local, slurm"), std::string::npos);
+}
+
+TEST(SchedulerRegistry, AliasesAndTraitsOfTheBuiltInBackends) {
+  EXPECT_EQ(CanonicalSchedulerName("pbspro"), "pbs");
+  EXPECT_EQ(CanonicalSchedulerName("torque"), "torque");  // a flavour of its own, as in ReFrame
+  EXPECT_EQ(CanonicalSchedulerName("squeue"), "squeue");
+  EXPECT_EQ(CanonicalSchedulerName("nosuch"), "nosuch");
+  EXPECT_TRUE((*FindSchedulerBackend("local"))->traits.on_this_host);
+  EXPECT_FALSE((*FindSchedulerBackend("local"))->traits.node_spawn);
+  for (const char* batch : {"slurm", "squeue", "pbs", "torque", "sge"}) {
+    const SchedulerTraits& t = (*FindSchedulerBackend(batch))->traits;
+    EXPECT_FALSE(t.on_this_host || t.remote_files || t.runs_in_container) << batch;
+    EXPECT_TRUE(t.node_spawn) << batch;
+  }
+  // The local scheduler is one instance for all; batch partitions share one
+  // when their sched_options are equal, and bad options are refused.
+  EXPECT_EQ(SchedulerInstanceKey("local", {{"x", 1}}, {}, {}).value(), SchedulerInstanceKey("local", {}, {}, {}).value());
+  EXPECT_EQ(SchedulerInstanceKey("slurm", {{"lost_after", 5}}, {}, {}).value(),
+            SchedulerInstanceKey("slurm", {{"lost_after", 5}}, {}, {}).value());
+  EXPECT_NE(SchedulerInstanceKey("slurm", {}, {}, {}).value(), SchedulerInstanceKey("squeue", {}, {}, {}).value());
+  EXPECT_FALSE(SchedulerInstanceKey("slurm", {{"lost_after", "later"}}, {}, {}).ok());
+  EXPECT_FALSE(SchedulerInstanceKey("sge", {{"pe", 2}}, {}, {}).ok());
+  Job job;
+  NodeSpawn slurm = (*FindSchedulerBackend("slurm"))->traits.node_spawn(job, 2, 8);
+  EXPECT_EQ(slurm.spawner.front(), "srun");
+  EXPECT_EQ(slurm.job_id, "\"$SLURM_JOB_ID\"");
 }
 
 }  // namespace

@@ -563,4 +563,10 @@ void SgeScheduler::AddAccounting(const std::vector<std::string>& ids, Observatio
   }
 }
 
+NodeSpawn SgeNodeSpawn(const Job&, int nnodes, int) {
+  std::vector<std::string> spawner = {"mpirun", "-np", std::to_string(nnodes), "--npernode", "1"};
+  if (::geteuid() == 0) spawner.push_back("--allow-run-as-root");
+  return {spawner, "\"$(head -n1 \"$PE_HOSTFILE\" | cut -d' ' -f1)\"", "\"$JOB_ID\"", ""};
+}
+
 }  // namespace hb

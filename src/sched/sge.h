@@ -136,4 +136,9 @@ double ParseSgeTime(const std::string& text);
 // Epoch seconds to qacct's [[CC]YY]MMDDhhmm[.SS] (local time).
 std::string QacctTime(double epoch);
 
+// For a launcher that runs once per node: Open MPI's mpirun --npernode 1,
+// Grid Engine's tightly integrated MPI; the first host of $PE_HOSTFILE is
+// the rendezvous host.
+NodeSpawn SgeNodeSpawn(const Job& job, int nnodes, int cpus_per_node);
+
 }  // namespace hb

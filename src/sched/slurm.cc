@@ -498,4 +498,12 @@ Result<std::vector<std::string>> SlurmScheduler::ListNodes(const std::vector<std
   return SelectSlurmNodes(ParseSlurmNodes(r.out), job_options, state, res_nodes);
 }
 
+NodeSpawn SlurmNodeSpawn(const Job&, int nnodes, int cpus_per_node) {
+  const std::string n = std::to_string(nnodes);
+  return {{"srun", "--nodes=" + n, "--ntasks=" + n, "--ntasks-per-node=1", "--cpus-per-task=" + std::to_string(cpus_per_node)},
+          "\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)\"",
+          "\"$SLURM_JOB_ID\"",
+          ""};
+}
+
 }  // namespace hb

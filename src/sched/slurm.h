@@ -79,4 +79,10 @@ std::vector<std::string> SelectSlurmNodes(const std::vector<SlurmNode>& nodes, c
 // "2026-11-30T08:40:01" (local time) -> epoch seconds; 0 for Unknown/None.
 double ParseSlurmTime(const std::string& text);
 
+// For a launcher that runs once per node (SchedulerTraits::node_spawn):
+// srun with one task per node; the step gets the CPUs of the node's tasks
+// (srun of Slurm >= 22.05 does not inherit --cpus-per-task, and a step of
+// one task would otherwise be confined to one CPU).
+NodeSpawn SlurmNodeSpawn(const Job& job, int nnodes, int cpus_per_node);
+
 }  // namespace hb

@@ -2,13 +2,14 @@
 """A fake Kubernetes API server for hetbench's tests and benchmarks.
 
 Serves a subset of the Kubernetes REST API (pods, services, batch/v1 Jobs,
-Kueue Workloads, any custom resource) over real HTTPS with token and client
-certificate authentication, and simulates a controller, Kueue and a kubelet
-that really runs each pod's first container as a local process.
+Kueue Workloads, Graphcore IPUJobs, any custom resource) over real HTTPS with
+token and client certificate authentication, and simulates a controller, Kueue,
+Graphcore's IPU Operator and a kubelet that really runs each pod's first
+container as a local process.
 
     /usr/bin/python3 tests/k8s/fake_apiserver.py --dir DIR [--port N]
         [--pod-start-delay S] [--admit-delay S] [--max-active-jobs N]
-        [--node-capacity JSON]
+        [--node-capacity JSON] [--ipujob-queue-delay S]
 
 See docs/k8s-fake-apiserver.md for the files it writes, the scenarios it
 simulates and the control endpoints (/fake/...). Standard library only.
@@ -43,6 +44,13 @@ KUEUE_GV = "kueue.x-k8s.io/v1beta1"
 JOBS = ("batch/v1", "jobs")
 PODS = ("v1", "pods")
 WORKLOADS = (KUEUE_GV, "workloads")
+# Graphcore's IPU Operator (ipu-operator Helm chart 1.2.0, crds/graphcore.ai_ipujobs.yaml):
+# group, plural and kind of its custom resource; the state is status.launcherStatus.
+IPUJOB_GROUP, IPUJOB_PLURAL, IPUJOB_GV = "graphcore.ai", "ipujobs", "graphcore.ai/v1alpha1"
+# The label the fake operator puts on worker pods, valued with the IPUJob's name. An
+# assumption: the real operator's own pod labels are not documented publicly.
+IPUJOB_LABEL = "ipujob"
+IPUJOB_POD_RESTART = {"Never": "Never", "OnFailure": "OnFailure", "Always": "Always", "ExitCode": "Never"}
 HOLD_QUEUE = "hold"
 HOLD_MESSAGE = ("couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu "
                 "in flavor default-flavor")
@@ -60,7 +68,8 @@ WRAPPER = '"$@"; rc=$?; echo $rc > "$0.tmp" && mv -f "$0.tmp" "$0"'
 KINDS = {("v1", "pods"): "Pod", ("v1", "services"): "Service", ("v1", "configmaps"): "ConfigMap",
          ("v1", "secrets"): "Secret", ("v1", "events"): "Event", ("v1", "namespaces"): "Namespace",
          ("v1", "serviceaccounts"): "ServiceAccount", ("v1", "nodes"): "Node",
-         ("v1", "persistentvolumeclaims"): "PersistentVolumeClaim", JOBS: "Job", WORKLOADS: "Workload"}
+         ("v1", "persistentvolumeclaims"): "PersistentVolumeClaim", JOBS: "Job", WORKLOADS: "Workload",
+         (IPUJOB_GV, IPUJOB_PLURAL): "IPUJob"}
 REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound",
            405: "MethodNotAllowed", 409: "Conflict", 410: "Expired", 415: "UnsupportedMediaType",
            422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable",
@@ -247,6 +256,23 @@ def ranges(nums):
         out.append(str(nums[i]) if i == j else f"{nums[i]}-{nums[j]}")
         i = j + 1
     return ",".join(out)
+
+
+def json_type(v):
+    """The JSON type of a value, as the apiserver's schema validation names it."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(v), "object")
+
+
+def is_ipujob(gv, plural):
+    return group_of(gv) == IPUJOB_GROUP and plural == IPUJOB_PLURAL
 
 
 def public(obj):
@@ -589,6 +615,8 @@ class Cluster:
             self.init_pod(obj)
         elif (gv, plural) == JOBS:
             self.init_job(obj, t)
+        elif is_ipujob(gv, plural):
+            self.init_ipujob(obj)
         elif (gv, plural) == ("v1", "services"):
             spec = obj.setdefault("spec", {})
             if spec.get("clusterIP") != "None":
@@ -635,6 +663,73 @@ class Cluster:
             elif spec.get("completionMode") == "Indexed" and spec.get("completions") is None:
                 errs.append(("spec.completions", "Required value: when completion mode is Indexed",
                              "FieldValueRequired"))
+        elif is_ipujob(gv, plural):
+            errs += self.ipujob_errors(obj.get("spec"))
+        return errs
+
+    @staticmethod
+    def ipujob_errors(spec):
+        """What the IPUJob CRD's schema (ipu-operator 1.2.0) refuses, in the
+        apiserver's words; jobInstances below 1 and a worker template without
+        containers are refused too (assumed to be the validating webhook's)."""
+        errs = []
+
+        def typed(path, v, want):
+            got = json_type(v)
+            if got == want:
+                return True
+            errs.append((path, f'Invalid value: "{got}": {path} in body must be of type {want}: "{got}"',
+                         "FieldValueTypeInvalid"))
+            return False
+
+        def enum(path, v, allowed):
+            if v not in allowed:
+                errs.append((path, f'Unsupported value: {json.dumps(v)}: supported values: '
+                             + ", ".join(f'"{a}"' for a in allowed), "FieldValueNotSupported"))
+        if not isinstance(spec, dict):
+            return [("spec", "Required value", "FieldValueRequired")] if spec is None else \
+                [("spec", f'Invalid value: "{json_type(spec)}": spec in body must be of type object: '
+                          f'"{json_type(spec)}"', "FieldValueTypeInvalid")]
+        for f, want in (("jobInstances", "integer"), ("ipusPerJobInstance", "string"), ("workers", "object")):
+            if f not in spec:
+                errs.append((f"spec.{f}", "Required value", "FieldValueRequired"))
+            elif typed(f"spec.{f}", spec[f], want) and f == "jobInstances" and spec[f] < 1:
+                errs.append(("spec.jobInstances", f"Invalid value: {spec[f]}: must be greater than or equal to 1",
+                             "FieldValueInvalid"))
+        for f in ("workersPerJobInstance", "modelReplicasPerWorker"):
+            if f in spec:
+                typed(f"spec.{f}", spec[f], "string")
+        if "cleanPodPolicy" in spec and typed("spec.cleanPodPolicy", spec["cleanPodPolicy"], "string"):
+            enum("spec.cleanPodPolicy", spec["cleanPodPolicy"], ("None", "All", "Workers"))
+        rp = spec.get("restartPolicy")
+        if rp is not None and typed("spec.restartPolicy", rp, "object"):
+            if "type" not in rp:
+                errs.append(("spec.restartPolicy.type", "Required value", "FieldValueRequired"))
+            elif typed("spec.restartPolicy.type", rp["type"], "string"):
+                enum("spec.restartPolicy.type", rp["type"], tuple(IPUJOB_POD_RESTART))
+            if "backOffLimit" in rp:
+                typed("spec.restartPolicy.backOffLimit", rp["backOffLimit"], "integer")
+        workers = spec.get("workers")
+        if isinstance(workers, dict):
+            if "replicas" in workers and typed("spec.workers.replicas", workers["replicas"], "integer") \
+                    and workers["replicas"] < 1:
+                errs.append(("spec.workers.replicas", f"Invalid value: {workers['replicas']}: "
+                             "spec.workers.replicas in body should be greater than or equal to 1",
+                             "FieldValueInvalid"))
+            tmpl = workers.get("template")
+            if "template" in workers and not typed("spec.workers.template", tmpl, "object"):
+                return errs
+            tspec = (tmpl or {}).get("spec")
+            if tspec is not None and not typed("spec.workers.template.spec", tspec, "object"):
+                return errs
+            containers = (tspec or {}).get("containers")
+            if not isinstance(containers, list) or not containers:
+                errs.append(("spec.workers.template.spec.containers", "Required value", "FieldValueRequired"))
+            else:
+                for i, c in enumerate(containers):
+                    if isinstance(c, dict) and not c.get("name"):
+                        errs.append((f"spec.workers.template.spec.containers[{i}].name", "Required value",
+                                     "FieldValueRequired"))
         return errs
 
     @staticmethod
@@ -1390,6 +1485,102 @@ class Cluster:
                 f["finished"] = t
             self.touch(obj)
 
+    # --- Graphcore IPUJobs: the IPU Operator
+
+    @staticmethod
+    def init_ipujob(obj):
+        """The defaults in the IPUJob CRD's schema, which the apiserver applies."""
+        spec = obj["spec"]
+        spec["workers"].setdefault("replicas", 1)
+        if isinstance(spec.get("restartPolicy"), dict):
+            spec["restartPolicy"].setdefault("backOffLimit", 3)
+
+    def tick_ipujob(self, key, obj, owned, t):
+        """The IPU Operator's reconcile loop for an IPUJob without a launcher:
+        status.launcherStatus Pending (waiting for its IPU partition,
+        --ipujob-queue-delay) -> Starting (worker pods NAME-worker-I created,
+        one per job instance) -> Running (all started) -> Completed (all
+        succeeded, "All instances done") or Failed (a worker failed). A worker
+        pod deleted before the end is created again, once the deleted one's
+        files are gone (it has the same name)."""
+        spec, f = obj.get("spec") or {}, obj["_fake"]
+        if f.get("finished") is not None:
+            return
+        name, ns = key[3], key[2]
+        n = spec.get("jobInstances", 1)
+        st = copy.deepcopy(obj.get("status") or {})
+        st.setdefault("startTime", ts(t))
+        st["desiredReplicas"] = n
+        delay = self.args.ipujob_queue_delay
+        if not f.get("workers"):
+            if delay < 0 or t < f["created"] + delay:
+                st.update(launcherStatus="Pending", currentReplicas=0, iPUPartitionCreated=False,
+                          lastMessage=f"waiting for an IPU partition of {spec.get('ipusPerJobInstance')} IPUs")
+                return self.set_ipujob_status(obj, st, t)
+            f["workers"] = [self.new_ipujob_worker(obj, ns, f"{name}-worker-{i}", t)["metadata"]["name"]
+                            for i in range(n)]
+            f["missing"] = {}
+            owned = [((*PODS, ns, pname), self.objects[(*PODS, ns, pname)]) for pname in f["workers"]]
+        st["iPUPartitionCreated"] = True
+        mine = {k[3]: p for k, p in owned}
+        workers = []
+        for i, pname in enumerate(f["workers"]):
+            pod = mine.get(pname)
+            if pod is None:
+                if str(i) not in f["missing"]:
+                    f["missing"][str(i)] = t
+                    self.dirty = True
+                if t < f["missing"][str(i)] + KILL_GRACE_S + 1.0:
+                    continue
+                pod = self.new_ipujob_worker(obj, ns, f"{name}-worker-{i}", t)
+                f["workers"][i] = pod["metadata"]["name"]
+                f["missing"].pop(str(i))
+            workers.append(pod)
+        failed = [p for p in workers if p["status"].get("phase") == "Failed"]
+        succeeded = sum(1 for p in workers if p["status"].get("phase") == "Succeeded")
+        active = sum(1 for p in workers if p["_fake"].get("state") != "done")
+        if failed:
+            state = "Failed"
+            term = (failed[0]["status"].get("containerStatuses") or [{}])[0].get("state", {}).get("terminated") or {}
+            message = f"worker pod {failed[0]['metadata']['name']} failed" + \
+                (f" (exit code {term['exitCode']}, {term.get('reason')})" if "exitCode" in term else "")
+        elif succeeded == n:
+            state, message = "Completed", "All instances done"
+        elif len(workers) == n and all(p["_fake"].get("started") or p["_fake"].get("state") == "done"
+                                       for p in workers):
+            state, message = "Running", ""
+        else:
+            state, message = "Starting", ""
+        st.update(launcherStatus=state, currentReplicas=active, lastMessage=message,
+                  workersStatus={k: v for k, v in (("active", active), ("succeeded", succeeded),
+                                                   ("failed", len(failed))) if v})
+        if state in ("Completed", "Failed"):
+            st["completionTime"] = ts(t)
+            f["finished"] = t
+            self.dirty = True
+            if spec.get("cleanPodPolicy") in ("All", "Workers"):
+                for p in workers:
+                    self.remove((*PODS, ns, p["metadata"]["name"]), "Background", KILL_GRACE_S, user=False)
+        self.set_ipujob_status(obj, st, t)
+
+    def new_ipujob_worker(self, obj, ns, name, t):
+        """A worker pod from spec.workers.template: its labels and the
+        operator's, the IPUJob's restart policy, host networking."""
+        spec = obj["spec"]
+        tmpl = copy.deepcopy(spec["workers"].get("template") or {})
+        pspec = tmpl.setdefault("spec", {})
+        rtype = (spec.get("restartPolicy") or {}).get("type", "Never")
+        pspec["restartPolicy"] = IPUJOB_POD_RESTART.get(rtype, "Never")
+        pspec.setdefault("hostNetwork", True)
+        pspec.setdefault("dnsPolicy", "ClusterFirstWithHostNet")
+        return self.new_pod(obj, ns, name, tmpl, {IPUJOB_LABEL: obj["metadata"]["name"]}, {}, t)
+
+    def set_ipujob_status(self, obj, st, t):
+        if st != obj.get("status"):
+            st["lastReconcileTime"] = ts(t)
+            obj["status"] = st
+            self.touch(obj)
+
     # --- the ticker
 
     def tick(self):
@@ -1411,6 +1602,8 @@ class Cluster:
                 mine = owned.get(obj["metadata"].get("uid"), [])
                 if key[:2] == JOBS:
                     self.tick_job(key, obj, mine, t)
+                elif is_ipujob(*key[:2]):
+                    self.tick_ipujob(key, obj, mine, t)
                 elif key[0] not in ("v1", "batch/v1", KUEUE_GV):
                     self.tick_custom(key, obj, mine, t)
             self.reaping = [p for p in self.reaping if p.poll() is None]
@@ -1764,6 +1957,8 @@ def main():
     ap.add_argument("--admit-delay", type=float, default=0.3, help="seconds before Kueue admits a Job")
     ap.add_argument("--max-active-jobs", type=int, default=None, help="quota of unfinished Jobs per namespace")
     ap.add_argument("--node-capacity", default=None, help="JSON object merged over the default node capacity")
+    ap.add_argument("--ipujob-queue-delay", type=float, default=0.3,
+                    help="seconds an IPUJob stays Pending before its worker pods are created; < 0: forever")
     args = ap.parse_args()
 
     root = os.path.abspath(args.dir)

@@ -151,7 +151,7 @@ def setUpModule():
     TMP = tempfile.mkdtemp(prefix="fake-apiserver-test-")
     os.makedirs(os.path.join(TMP, "main"))
     S = FakeServer(os.path.join(TMP, "main"), "--pod-start-delay", "0.1", "--admit-delay", "0.3",
-                   "--max-active-jobs", "3").start()
+                   "--max-active-jobs", "3", "--ipujob-queue-delay", "0.5").start()
 
 
 def tearDownModule():
@@ -522,9 +522,9 @@ class CustomResourceTest(Base):
     NS = "cr"
 
     def test_lifecycle(self):
-        base = "/apis/graphcore.ai/v1alpha1/namespaces/cr/ipujobs"
+        base = "/apis/example.hetbench.io/v1/namespaces/cr/fakeipujobs"
         go = os.path.join(TMP, "cr-go")
-        body = {"apiVersion": "graphcore.ai/v1alpha1", "kind": "IPUJob",
+        body = {"apiVersion": "example.hetbench.io/v1", "kind": "FakeIPUJob",
                 "metadata": {"generateName": "ipu-", "labels": {"hetbench.io/case": "abc"}},
                 "spec": {"replicas": 2, "template": {"spec": {"containers": [
                     {"name": "ipu", "image": "graphcore/poplar", "command": ["sh", "-c", f"while [ ! -e {go} ]; do sleep 0.05; done; echo ipu-ok"]}]}}}}
@@ -533,9 +533,9 @@ class CustomResourceTest(Base):
         open(go, "w").close()
         o = wait_for(lambda: (lambda o: o if o.get("status", {}).get("state") == "Completed" else None)(
             S.ok("GET", f"{base}/{name}")), "Completed")
-        self.assertEqual(o["kind"], "IPUJob")
+        self.assertEqual(o["kind"], "FakeIPUJob")
         lst = S.ok("GET", base)
-        self.assertEqual((lst["kind"], lst["items"][0]["kind"]), ("IPUJobList", "IPUJob"))
+        self.assertEqual((lst["kind"], lst["items"][0]["kind"]), ("FakeIPUJobList", "FakeIPUJob"))
         ps = self.pods(f"fake.hetbench.io/owner={name},hetbench.io/case")
         self.assertEqual(len(ps), 2)
         everywhere = S.ok("GET", f"/api/v1/pods?labelSelector=fake.hetbench.io/owner%3D{name}")["items"]
@@ -544,6 +544,142 @@ class CustomResourceTest(Base):
         S.ok("DELETE", f"{base}/{name}")
         self.assertEqual(S.req("GET", f"{base}/{name}").status, 404)
         self.assertEqual(self.pods(f"fake.hetbench.io/owner={name}"), [])
+
+
+def ipujob(command, instances=1, gen="hb-ipu-", labels=None, **spec):
+    """An IPUJob as Graphcore's examples write it; the worker runs `command`."""
+    tmpl = {"spec": {"containers": [{"name": "worker", "image": "graphcore/pytorch:3.3.0",
+                                     "command": ["/bin/sh", "-c", command]}]}}
+    if labels:
+        tmpl["metadata"] = {"labels": labels}
+    return {"apiVersion": "graphcore.ai/v1alpha1", "kind": "IPUJob", "metadata": {"generateName": gen},
+            "spec": {"jobInstances": instances, "ipusPerJobInstance": "1", "workers": {"template": tmpl}, **spec}}
+
+
+class IPUJobTest(Base):
+    """The operator mode: what Graphcore's IPU Operator does with an IPUJob."""
+    NS = "ipu"
+    BASE = "/apis/graphcore.ai/v1alpha1/namespaces/ipu/ipujobs"
+    ORDER = ["Pending", "Starting", "Running", "Completed", "Failed"]
+
+    def follow(self, name, until, seen, timeout=10):
+        """Polls the IPUJob (GET and list, alternately) until status.launcherStatus
+        is `until`, recording every value seen; returns the object."""
+        n = [0]
+
+        def check():
+            n[0] += 1
+            if n[0] % 2:
+                o = S.ok("GET", f"{self.BASE}/{name}")
+            else:
+                o = next(i for i in S.ok("GET", self.BASE)["items"] if i["metadata"]["name"] == name)
+            value = (o.get("status") or {}).get("launcherStatus")
+            if value and (not seen or seen[-1] != value):
+                seen.append(value)
+            return o if value == until else None
+        return wait_for(check, f"IPUJob {name}: launcherStatus {until} (seen {seen})", timeout, 0.02)
+
+    def assert_in_order(self, seen):
+        ranks = [self.ORDER.index(v) for v in seen]
+        self.assertEqual(ranks, sorted(ranks), seen)
+
+    def test_completes_with_pods_labels_and_logs(self):
+        go = os.path.join(TMP, "ipu-go")
+        created = S.ok("POST", self.BASE, ipujob(f"while [ ! -e {go} ]; do sleep 0.05; done; echo ipu-ok $HOSTNAME",
+                                                 instances=2, labels={"hetbench.io/case": "c1"}))
+        name = created["metadata"]["name"]
+        self.assertNotIn("status", created)             # the operator has not reconciled it yet
+        self.assertEqual(created["spec"]["workers"]["replicas"], 1)     # the CRD's default
+        selector = f"ipujob={name}"
+        seen = []
+        o = self.follow(name, "Pending", seen)
+        self.assertEqual(o["status"]["desiredReplicas"], 2)
+        self.assertEqual(o["status"]["currentReplicas"], 0)
+        self.assertFalse(o["status"]["iPUPartitionCreated"])
+        self.assertEqual(self.pods(selector), [])          # queued: no pods yet
+        o = self.follow(name, "Running", seen)
+        self.assertTrue(o["status"]["iPUPartitionCreated"])
+        self.assertEqual((o["status"]["currentReplicas"], o["status"]["workersStatus"]), (2, {"active": 2}))
+        ps = self.pods(f"{selector},hetbench.io/case=c1")   # the template's labels reach the pods
+        self.assertEqual(sorted(p["metadata"]["name"] for p in ps), [f"{name}-worker-0", f"{name}-worker-1"])
+        for p in ps:
+            self.assertEqual([(r["kind"], r["name"]) for r in p["metadata"]["ownerReferences"]], [("IPUJob", name)])
+            self.assertEqual((p["spec"]["restartPolicy"], p["spec"]["hostNetwork"]), ("Never", True))
+        open(go, "w").close()
+        o = self.follow(name, "Completed", seen)
+        self.assertEqual(seen[0], "Pending")
+        self.assert_in_order(seen)
+        st = o["status"]
+        self.assertEqual((st["lastMessage"], st["currentReplicas"], st["desiredReplicas"], st["workersStatus"]),
+                         ("All instances done", 0, 2, {"succeeded": 2}))
+        self.assertIn("completionTime", st)
+        lst = S.ok("GET", self.BASE)
+        self.assertEqual((lst["kind"], lst["items"][0]["kind"]), ("IPUJobList", "IPUJob"))
+        for p in self.pods(selector):                        # cleanPodPolicy None: the pods stay
+            self.assertEqual(p["status"]["phase"], "Succeeded")
+            pname = p["metadata"]["name"]
+            self.assertEqual(S.ok("GET", f"/api/v1/namespaces/ipu/pods/{pname}/log"), f"ipu-ok {pname}\n")
+        S.ok("DELETE", f"{self.BASE}/{name}")
+        self.assertEqual(S.req("GET", f"{self.BASE}/{name}").status, 404)
+        self.assertEqual(self.pods(selector), [])
+
+    def test_worker_failure_fails_the_ipujob(self):
+        name = S.ok("POST", self.BASE, ipujob("echo about-to-fail; exit 3"))["metadata"]["name"]
+        seen = []
+        self.follow(name, "Pending", seen)
+        o = self.follow(name, "Failed", seen)
+        self.assert_in_order(seen)
+        self.assertNotIn("Completed", seen)
+        self.assertEqual(o["status"]["lastMessage"], f"worker pod {name}-worker-0 failed (exit code 3, Error)")
+        self.assertEqual(o["status"]["workersStatus"], {"failed": 1})
+        [p] = self.pods(f"ipujob={name}")
+        self.assertEqual((p["status"]["phase"], terminated(p)["exitCode"]), ("Failed", 3))
+        self.assertEqual(S.ok("GET", f"/api/v1/namespaces/ipu/pods/{name}-worker-0/log"), "about-to-fail\n")
+        S.ok("DELETE", f"{self.BASE}/{name}")
+        self.assertEqual(self.pods(f"ipujob={name}"), [])
+
+    def test_delete_kills_workers_respawn_and_clean_pod_policy(self):
+        name = S.ok("POST", self.BASE, ipujob("sleep 30", instances=2))["metadata"]["name"]
+        self.follow(name, "Running", [])
+        pids = [self.pod_pid(f"{name}-worker-{i}") for i in range(2)]
+        self.assertTrue(all(pids), pids)
+        # a deleted worker pod is created again, under the same name
+        old = S.ok("GET", f"/api/v1/namespaces/ipu/pods/{name}-worker-1")["metadata"]["uid"]
+        S.ok("DELETE", f"/api/v1/namespaces/ipu/pods/{name}-worker-1")
+        wait_for(lambda: pid_gone(pids[1]), "the deleted worker's process to end")
+        self.follow(name, "Starting", [])
+        self.wait_pod(f"{name}-worker-1", lambda p: p["metadata"]["uid"] != old and running(p), "re-created", 10)
+        self.follow(name, "Running", [])
+        S.ok("DELETE", f"{self.BASE}/{name}")
+        self.assertEqual(self.pods(f"ipujob={name}"), [])
+        wait_for(lambda: pid_gone(pids[0]), "the workers' processes to be killed")
+        # cleanPodPolicy All: the pods are deleted when the IPUJob ends
+        name = S.ok("POST", self.BASE, ipujob("true", cleanPodPolicy="All"))["metadata"]["name"]
+        self.follow(name, "Completed", [])
+        self.assertEqual(self.pods(f"ipujob={name}"), [])
+
+    def test_schema_validation(self):
+        def refused(body):
+            r = S.req("POST", self.BASE, body)
+            self.assertEqual((r.status, r.json["reason"]), (422, "Invalid"), r.text)
+            return r.json["message"]
+        body = ipujob("true")
+        body["spec"]["ipusPerJobInstance"] = 4
+        self.assertIn('spec.ipusPerJobInstance: Invalid value: "integer": spec.ipusPerJobInstance in body must be '
+                      'of type string: "integer"', refused(body))
+        body = ipujob("true", restartPolicy="Never")
+        self.assertIn('spec.restartPolicy in body must be of type object: "string"', refused(body))
+        body = ipujob("true", cleanPodPolicy="Always")
+        self.assertIn('spec.cleanPodPolicy: Unsupported value: "Always"', refused(body))
+        body = ipujob("true")
+        del body["spec"]["jobInstances"]
+        body["spec"]["workers"]["template"]["spec"]["containers"] = []
+        msg = refused(body)
+        self.assertIn("spec.jobInstances: Required value", msg)
+        self.assertIn("spec.workers.template.spec.containers: Required value", msg)
+        ok = S.ok("POST", self.BASE, ipujob("true", restartPolicy={"type": "OnFailure"}))
+        self.assertEqual(ok["spec"]["restartPolicy"], {"type": "OnFailure", "backOffLimit": 3})
+        S.ok("DELETE", f"{self.BASE}/{ok['metadata']['name']}")
 
 
 class RestartTest(unittest.TestCase):
