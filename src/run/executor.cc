@@ -20,9 +20,9 @@
 #include "model/placeholder.h"
 #include "run/module_system.h"
 #include "run/script.h"
-#include "sched/local_scheduler.h"
 #include "sched/scheduler_factory.h"
 #include "util/fs.h"
+#include "util/log.h"
 #include "util/signals.h"
 #include "util/strings.h"
 
@@ -247,8 +247,18 @@ double Executor::NextTimeout() const {
 
 void Executor::PollAll() {
   std::map<Scheduler*, std::vector<Job*>> by_sched;
-  for (Task* t : in_flight_) by_sched[t->sched].push_back(&t->job);
+  std::map<const Job*, std::string> before;  // for the main log's debug records
+  bool log = LogEnabled(kLogDebug);
+  for (Task* t : in_flight_) {
+    by_sched[t->sched].push_back(&t->job);
+    if (log) before[&t->job] = t->job.state.str();
+  }
   for (auto& [s, jobs] : by_sched) s->Poll(jobs);
+  if (log)  // every state change, with its reason: queued(Priority) -> running
+    for (Task* t : in_flight_)
+      if (std::string now = t->job.state.str(); now != before[&t->job])
+        LogRecord(kLogDebug, "job " + t->job.id + " (" + t->tc->display_name + " on " + t->tc->system + ":" +
+                                 t->tc->partition + "): " + before[&t->job] + " -> " + now);
   // Move on every task whose job ended. OnJobDone may submit a new job
   // (build -> run), which keeps the task in flight.
   std::vector<Task*> ended;
@@ -754,6 +764,16 @@ void Executor::OnJobDone(Task* t) {
   r.timings.push_back({building ? "build" : "run", now - t->stage_started});
   t->stage_started = now;
   const char* stage = building ? "build" : "run";
+  // The job as it ended, whatever the outcome (a failed or timed-out job's
+  // id, state and nodes are what the user looks up first); a build job's
+  // are replaced by the run job's.
+  r.job_id = t->job.id;
+  r.job_state = js.str();
+  r.exit_code = js.exit_code;
+  r.nodelist = t->job.nodelist;
+  r.job_submit_time = t->job.submit_time;
+  r.job_completion_time = t->job.end_time;
+  r.job_noticed_time = now;
 
   if (js.kind == JobState::Kind::kCancelled) {
     Finish(t, "cancelled", stage, "cancelled" + (interrupted_ ? std::string(" (interrupted)") : ""));
@@ -781,13 +801,6 @@ void Executor::OnJobDone(Task* t) {
     if (!st.ok()) Finish(t, "fail", "run", st.message());
     return;
   }
-  r.job_id = t->job.id;
-  r.job_state = js.str();
-  r.exit_code = js.exit_code;
-  r.nodelist = t->job.nodelist;
-  r.job_submit_time = t->job.submit_time;
-  r.job_completion_time = t->job.end_time;
-  r.job_noticed_time = now;
   CheckRun(t);
 }
 

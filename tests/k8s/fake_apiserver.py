@@ -928,6 +928,13 @@ class Cluster:
     def tick_pod(self, pod, t):
         f, st = pod["_fake"], pod["status"]
         state, delay = f.get("state"), self.args.pod_start_delay
+        # The kubelet's activeDeadlineSeconds: counted from the pod's
+        # startTime (bound to the node), then its containers are killed.
+        deadline = pod["spec"].get("activeDeadlineSeconds")
+        if (isinstance(deadline, int) and f.get("bound") is not None and state not in ("done", None)
+                and st.get("phase") in ("Pending", "Running") and t >= f["bound"] + deadline):
+            self.fail_pod(pod, "DeadlineExceeded", "Pod was active on the node longer than the specified deadline", t)
+            return
         if state == "pending":
             short = self.insufficient(pod)
             conds = st.setdefault("conditions", [])
@@ -940,6 +947,7 @@ class Cluster:
                 set_cond(conds, "PodScheduled", "True", None, None, t)
                 set_cond(conds, "Initialized", "True", None, None, t)
                 st.update(hostIP=LOCAL_IP, startTime=ts(t))
+                f["bound"] = t
                 self.set_containers(pod, {"waiting": {"reason": "ContainerCreating"}}, t)
                 f["state"] = "creating"
             self.touch(pod)
