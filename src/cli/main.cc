@@ -52,7 +52,7 @@ void AddSelection(CLI::App* app, hb::SessionOptions* s) {
                   "num_gpus_per_node, system, partition, environ... as placeholders do: -E 'num_gpus > 4'")
       ->type_name("EXPR");
   app->add_flag("-v,--verbose", s->verbosity,
-                "Say why hetbench does what it does (configuration, system, files, filters; -vv: every "
+                "Say why hetbench does what it does (configuration, system, files, filters; -vv: every job state change and "
                 "scheduler command with its exit status and time); repeatable")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_flag("--allow-empty", s->allow_empty,

@@ -821,12 +821,17 @@ void K8sScheduler::Poll(const std::vector<Job*>& jobs) {
     }
     changed |= j->state.kind != before;
   }
+  // Every namespace's lists first, then the jobs move on: one burst of
+  // lists per poll, and one consistent view (reading logs and deleting
+  // objects come after).
   double retry_after = 0;
+  std::map<std::pair<std::string, std::string>, Lists> listed;
   for (auto& [key, members] : groups) {
     double ra = 0;
-    Lists lists;
+    Lists& lists = listed[key];
     std::string problem;
     if (!ListGroup(key.first, key.second, members, &lists, &problem, &ra)) {
+      listed.erase(key);
       retry_after = std::max(retry_after, ra);
       changed |= ListFailed(key.first, members, problem, now);
       continue;
@@ -834,8 +839,9 @@ void K8sScheduler::Poll(const std::vector<Job*>& jobs) {
     if (failing_since_.erase(key.first))
       notices_.push_back("the Kubernetes API answers again (namespace " + key.first + ")");
     ReadWorkloads(key.first, members, &lists);
-    for (Job* j : members) changed |= Apply(j, tracked_.at(j->id).get(), Observe(*tracked_.at(j->id), lists), now);
   }
+  for (auto& [key, lists] : listed)
+    for (Job* j : groups[key]) changed |= Apply(j, tracked_.at(j->id).get(), Observe(*tracked_.at(j->id), lists), now);
   Backoff(changed, retry_after);
 }
 

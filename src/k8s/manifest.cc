@@ -706,6 +706,12 @@ Result<ManifestSet> UserManifest(const Job& job, const K8sOptions& opts) {
     if (job.time_limit_s > 0 && !spec.contains("activeDeadlineSeconds"))
       spec["activeDeadlineSeconds"] = static_cast<long long>(std::ceil(job.time_limit_s));
     if (set.main_kind == "jobs" && !spec.contains("backoffLimit")) spec["backoffLimit"] = 0;
+    // The partition's TTL, as on hetbench's own Jobs: a Job hetbench could
+    // not delete (it was killed) goes away by itself; none with
+    // --keep-failed-jobs, which keeps failed ones for inspection.
+    if (set.main_kind == "jobs" && !spec.contains("ttlSecondsAfterFinished") && opts.ttl_seconds_after_finished >= 0 &&
+        !opts.keep_failed_jobs)
+      spec["ttlSecondsAfterFinished"] = opts.ttl_seconds_after_finished;
   }
 
   std::optional<Payload> payload;

@@ -527,6 +527,12 @@ TEST(ManifestTest, UserJobGetsNoRetriesAndTheTimeLimitUnlessItSetsThem) {
   json job = Make(s.job, o).objects[0];
   EXPECT_EQ(job["spec"]["backoffLimit"], 0);
   EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 91);
+  EXPECT_EQ(job["spec"]["ttlSecondsAfterFinished"], 3600);  // the partition's TTL
+  o.keep_failed_jobs = true;  // --keep-failed-jobs: no TTL, failed Jobs stay
+  EXPECT_FALSE(Make(s.job, o).objects[0]["spec"].contains("ttlSecondsAfterFinished"));
+  o.keep_failed_jobs = false;
+  o.manifest["spec"]["ttlSecondsAfterFinished"] = 60;  // the manifest's own wins
+  EXPECT_EQ(Make(s.job, o).objects[0]["spec"]["ttlSecondsAfterFinished"], 60);
   o.manifest["spec"]["activeDeadlineSeconds"] = 30;
   job = Make(s.job, o).objects[0];
   EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 30);

@@ -544,6 +544,7 @@ Status Executor::SubmitBuild(Task* t) {
   t->job.stderr_path = JoinPath(t->stagedir, kBuildErr);
   t->job.time_limit_s = s.build_time_limit_s.value_or(0);
   if (remote) {
+    t->job.sched_options = t->part->sched_options;
     t->job.options = t->part->access;
     t->job.options.insert(t->job.options.end(), opts_.job_options.begin(), opts_.job_options.end());
   }

@@ -72,22 +72,48 @@ Result<BatchOptions> ParseBatchOptions(const nlohmann::json& so) {
   return o;
 }
 
+nlohmann::json BatchPollingOptions(const BatchOptions& o) {
+  return {{"min_poll_interval", o.min_poll_interval}, {"max_poll_interval", o.max_poll_interval},
+          {"poll_backoff", o.poll_backoff},           {"query_timeout", o.query_timeout},
+          {"lost_after", o.lost_after},               {"max_query_failure_time", o.max_query_failure_time},
+          {"max_sacct_failures", o.max_sacct_failures}};
+}
+
 BatchScheduler::BatchScheduler(std::unique_ptr<CommandRunner> runner, BatchOptions opts)
     : runner_(std::move(runner)), opts_(std::move(opts)), interval_(opts_.min_poll_interval) {
-  for (const auto& re : opts_.resubmit_on_errors) {
+  own_ = Compile(opts_);
+}
+
+BatchScheduler::PartitionOptions BatchScheduler::Compile(BatchOptions o) const {
+  PartitionOptions p;
+  for (const auto& re : o.resubmit_on_errors) {
     try {
-      resubmit_res_.emplace_back(re);
+      p.resubmit_res.emplace_back(re);
     } catch (const std::regex_error&) {
       Notice("sched_options: resubmit_on_errors: '" + re + "' is not a valid regex; ignored");
     }
   }
+  p.opts = std::move(o);
+  return p;
 }
+
+const BatchScheduler::PartitionOptions& BatchScheduler::PartitionOf(const Job& job) const {
+  if (job.sched_options.is_null()) return own_;
+  std::string key = job.sched_options.dump();
+  auto it = partitions_.find(key);
+  if (it != partitions_.end()) return it->second;
+  auto parsed = ParseBatchOptions(job.sched_options);  // checked before anything runs (instance_key)
+  if (!parsed.ok()) return own_;
+  return partitions_.emplace(key, Compile(std::move(parsed.value()))).first->second;
+}
+
+const BatchOptions& BatchScheduler::JobOptions(const Job& job) const { return PartitionOf(job).opts; }
 
 double BatchScheduler::Now() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void BatchScheduler::Notice(const std::string& text) {
+void BatchScheduler::Notice(const std::string& text) const {
   if (said_.insert(text).second) notices_.push_back(text);
 }
 
@@ -109,8 +135,10 @@ Status BatchScheduler::Check() {
 Status BatchScheduler::Submit(Job* job) {
   std::vector<std::string> argv = SubmitCommand(*job);
   std::string id;
+  const PartitionOptions& part = PartitionOf(*job);
+  const BatchOptions& po = part.opts;
   for (int attempt = 0;; ++attempt) {
-    CommandResult r = runner_->Run(argv, opts_.job_submit_timeout, job->workdir);
+    CommandResult r = runner_->Run(argv, po.job_submit_timeout, job->workdir);
     if (r.exit_code == 0 && !r.timed_out) {
       auto parsed = ParseSubmitOutput(r);
       if (!parsed.ok()) return parsed.status();
@@ -118,12 +146,12 @@ Status BatchScheduler::Submit(Job* job) {
       break;
     }
     std::string problem = r.timed_out ? argv[0] + " did not answer within job_submit_timeout (" +
-                                            FormatNumber(opts_.job_submit_timeout) + " s)"
+                                            FormatNumber(po.job_submit_timeout) + " s)"
                                       : r.Problem(argv[0]);
-    bool transient = std::any_of(resubmit_res_.begin(), resubmit_res_.end(), [&](const std::regex& re) {
+    bool transient = std::any_of(part.resubmit_res.begin(), part.resubmit_res.end(), [&](const std::regex& re) {
       return std::regex_search(r.err, re) || std::regex_search(r.out, re);
     });
-    if (!transient || attempt >= opts_.max_resubmits) return Status::Error(problem);
+    if (!transient || attempt >= po.max_resubmits) return Status::Error(problem);
     Notice(argv[0] + ": transient error, resubmitting: " + problem);
     usleep(static_cast<useconds_t>(200000 * (attempt + 1)));
   }
@@ -181,14 +209,15 @@ void BatchScheduler::Apply(Job* job, Tracked* t, const JobObservation& o, double
 
 void BatchScheduler::CheckPending(Job* job, Tracked* t, double now) {
   if (job->state.kind != JobState::Kind::kQueued || t->cancel_requested) return;
+  const BatchOptions& po = JobOptions(*job);
   std::vector<std::string> reasons =
-      opts_.cancel_pending_reasons.empty() ? DefaultCancelReasons() : opts_.cancel_pending_reasons;
+      po.cancel_pending_reasons.empty() ? DefaultCancelReasons() : po.cancel_pending_reasons;
   // A listed reason matches the start of the scheduler's reason:
   // "ReqNodeNotAvail" matches "ReqNodeNotAvail, UnavailableNodes:n1",
   // "Can Never Run" matches PBS's "Can Never Run: ...".
   const std::string& reason = t->pending_reason;
   bool hopeless = std::any_of(reasons.begin(), reasons.end(), [&](const std::string& r) {
-    return !r.empty() && StartsWith(reason, r) && !(opts_.ignore_reqnodenotavail && r == "ReqNodeNotAvail");
+    return !r.empty() && StartsWith(reason, r) && !(po.ignore_reqnodenotavail && r == "ReqNodeNotAvail");
   });
   bool too_long = job->max_pending_time_s > 0 && t->pending_since > 0 && now - t->pending_since > job->max_pending_time_s;
   if (!hopeless && !too_long) return;

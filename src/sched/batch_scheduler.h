@@ -62,6 +62,13 @@ struct BatchOptions {
 // Reads sched_options; an unknown option or a wrong type is an error.
 Result<BatchOptions> ParseBatchOptions(const nlohmann::json& sched_options);
 
+// The options that belong to the scheduler endpoint rather than to one
+// partition (polling and fault handling), as JSON: partitions whose
+// values are equal share one BatchScheduler, and so one query per poll.
+// Submission, resubmission, pending-reason and directive options are the
+// partition's own, read per job (Job::sched_options).
+nlohmann::json BatchPollingOptions(const BatchOptions& o);
+
 class BatchScheduler : public Scheduler {
  public:
   BatchScheduler(std::unique_ptr<CommandRunner> runner, BatchOptions opts);
@@ -91,8 +98,12 @@ class BatchScheduler : public Scheduler {
   // Pending reasons that mean the job will never start, by default.
   virtual std::vector<std::string> DefaultCancelReasons() const { return {}; }
 
-  void Notice(const std::string& text);
+  void Notice(const std::string& text) const;  // const: options parsed on first use may warn
+  // The instance's options: polling, queries and faults.
   const BatchOptions& options() const { return opts_; }
+  // The options of one job's partition (Job::sched_options, parsed once
+  // per distinct value; the instance's own when null or unreadable).
+  const BatchOptions& JobOptions(const Job& job) const;
   double Now() const;
 
  private:
@@ -109,13 +120,22 @@ class BatchScheduler : public Scheduler {
   void SetTerminal(Job* job, JobState::Kind kind, const std::string& reason);
   void Backoff(bool changed);
 
+  // One partition's options with its resubmit_on_errors compiled.
+  struct PartitionOptions {
+    BatchOptions opts;
+    std::vector<std::regex> resubmit_res;
+  };
+  const PartitionOptions& PartitionOf(const Job& job) const;
+  PartitionOptions Compile(BatchOptions o) const;
+
   std::unique_ptr<CommandRunner> runner_;
   BatchOptions opts_;
-  std::vector<std::regex> resubmit_res_;
+  PartitionOptions own_;
+  mutable std::map<std::string, PartitionOptions> partitions_;  // by Job::sched_options text
   std::map<std::string, Tracked> tracked_;  // by job id, until terminal
   std::set<std::string> active_;            // ids not yet terminal
-  std::vector<std::string> notices_;
-  std::set<std::string> said_;              // notices already given
+  mutable std::vector<std::string> notices_;
+  mutable std::set<std::string> said_;      // notices already given
   double interval_ = 0.25;
   double next_poll_ = 0;                    // monotonic
   double failing_since_ = 0;                // monotonic; 0 = last query worked

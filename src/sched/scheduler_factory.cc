@@ -13,12 +13,13 @@ namespace hb {
 
 namespace {
 
-// Batch backends share one instance per distinct sched_options, and check
-// them first.
+// Batch partitions share one instance (one query per poll) unless their
+// polling options differ; each job brings its partition's other options
+// (Job::sched_options). Checks them all first.
 Result<std::string> BatchKey(const nlohmann::json& sched_options, const nlohmann::json&, const SchedulerFlags&) {
   auto opts = ParseBatchOptions(sched_options);
   if (!opts.ok()) return opts.status();
-  return sched_options.dump();
+  return BatchPollingOptions(*opts).dump();
 }
 
 SchedulerBackend Local() {

@@ -104,6 +104,14 @@ TEST(SchedulerRegistry, AliasesAndTraitsOfTheBuiltInBackends) {
   EXPECT_EQ(SchedulerInstanceKey("slurm", {{"lost_after", 5}}, {}, {}).value(),
             SchedulerInstanceKey("slurm", {{"lost_after", 5}}, {}, {}).value());
   EXPECT_NE(SchedulerInstanceKey("slurm", {}, {}, {}).value(), SchedulerInstanceKey("squeue", {}, {}, {}).value());
+  // Options of the partition's own (submission, pending reasons, pe) do not
+  // split the endpoint; polling options do.
+  EXPECT_EQ(SchedulerInstanceKey("slurm", {{"job_submit_timeout", 10}, {"use_nodes_option", true}}, {}, {}).value(),
+            SchedulerInstanceKey("slurm", {}, {}, {}).value());
+  EXPECT_EQ(SchedulerInstanceKey("sge", {{"pe", "smp"}}, {}, {}).value(),
+            SchedulerInstanceKey("sge", {{"pe", "mpi"}}, {}, {}).value());
+  EXPECT_NE(SchedulerInstanceKey("slurm", {{"lost_after", 5}}, {}, {}).value(),
+            SchedulerInstanceKey("slurm", {}, {}, {}).value());
   EXPECT_FALSE(SchedulerInstanceKey("slurm", {{"lost_after", "later"}}, {}, {}).ok());
   EXPECT_FALSE(SchedulerInstanceKey("sge", {{"pe", 2}}, {}, {}).ok());
   Job job;

@@ -398,8 +398,9 @@ std::vector<std::string> SgeScheduler::Directives(const Job& job) const {
   if (!job.workdir.empty()) opt("-wd " + job.workdir);
   opt("-S /bin/bash");
   if (job.time_limit_s > 0) opt("-l h_rt=" + Hms(job.time_limit_s));
-  if (!pe_.empty())
-    opt("-pe " + pe_ + " " + std::to_string(std::max(1, job.num_tasks) * std::max(1, job.num_cpus_per_task)));
+  std::string pe = PeOf(job);
+  if (!pe.empty())
+    opt("-pe " + pe + " " + std::to_string(std::max(1, job.num_tasks) * std::max(1, job.num_cpus_per_task)));
   for (const auto& o : job.options) {
     if (StartsWith(o, "#")) d.push_back(o);
     else if (!o.empty()) opt(o);
@@ -407,8 +408,14 @@ std::vector<std::string> SgeScheduler::Directives(const Job& job) const {
   return d;
 }
 
+std::string SgeScheduler::PeOf(const Job& job) const {
+  if (job.sched_options.is_null()) return pe_;
+  auto pe = ParseSgeParallelEnv(job.sched_options);  // checked before anything runs (instance_key)
+  return pe.ok() ? *pe : pe_;
+}
+
 Status SgeScheduler::Submit(Job* job) {
-  if (pe_.empty() && std::max(1, job->num_tasks) * std::max(1, job->num_cpus_per_task) > 1)
+  if (PeOf(*job).empty() && std::max(1, job->num_tasks) * std::max(1, job->num_cpus_per_task) > 1)
     Notice("note: Grid Engine gives jobs one slot unless they ask for a parallel environment: set the partition's "
            "sched_options: {pe: <name>} (e.g. smp or mpi) to request num_tasks x num_cpus_per_task slots");
   Status st = BatchScheduler::Submit(job);

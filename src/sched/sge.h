@@ -80,6 +80,9 @@ class SgeScheduler : public BatchScheduler {
                     Observations* obs);
   void AddAccounting(const std::vector<std::string>& ids, Observations* obs);
 
+  // The parallel environment of the job's partition (its sched_options'
+  // `pe`; the instance's when the job carries none).
+  std::string PeOf(const Job& job) const;
   std::string pe_;
   std::string user_;
   bool sched_info_off_ = false;  // schedd_job_info is false on this cluster

@@ -240,7 +240,7 @@ std::vector<std::string> SlurmScheduler::Directives(const Job& job) const {
   }
   if (job.exclusive) opt("--exclusive");
   if (!job.pin_nodes.empty()) opt("--nodelist=" + job.pin_nodes);
-  if (options().use_nodes_option && job.num_tasks_per_node > 0) {
+  if (JobOptions(job).use_nodes_option && job.num_tasks_per_node > 0) {
     int nodes = (job.num_tasks + job.num_tasks_per_node - 1) / job.num_tasks_per_node;
     opt("--nodes=" + std::to_string(nodes));
   }

@@ -255,6 +255,31 @@ TEST(SlurmScheduler, HopelessPendingReasonCancels) {
   EXPECT_NE(j.state.reason.find("PartitionNodeLimit"), std::string::npos);
 }
 
+// Partitions with different options share one instance (one squeue per
+// poll); each job follows its own partition's options.
+TEST(SlurmScheduler, EachJobFollowsItsPartitionsOptions) {
+  Fixture f("squeue");
+  Job plain = f.Submit("710");
+  f.runner->Expect("sbatch", 0, "711\n");
+  Job tolerant;
+  tolerant.name = "hb_t";
+  tolerant.script_path = "/s/hb_job.sh";
+  tolerant.num_tasks = 4;
+  tolerant.num_tasks_per_node = 2;
+  tolerant.sched_options = {{"cancel_pending_reasons", {"Priority"}}, {"use_nodes_option", true}};
+  ASSERT_TRUE(f.sched->Submit(&tolerant).ok());
+  auto directives = f.sched->Directives(tolerant);
+  EXPECT_NE(std::find(directives.begin(), directives.end(), "#SBATCH --nodes=2"), directives.end());
+  directives = f.sched->Directives(plain);
+  EXPECT_EQ(std::find(directives.begin(), directives.end(), "#SBATCH --nodes=2"), directives.end());
+  size_t before = f.runner->calls.size();
+  f.runner->Expect("squeue", 0, "710|PENDING|PartitionNodeLimit|\n711|PENDING|PartitionNodeLimit|\n");
+  f.Poll({&plain, &tolerant});
+  EXPECT_EQ(f.runner->calls.size() - before, 2u);  // one squeue for both, one scancel
+  EXPECT_EQ(plain.state.kind, Kind::kFailed);       // the default list has PartitionNodeLimit
+  EXPECT_EQ(tolerant.state.kind, Kind::kQueued);    // its partition lists Priority only
+}
+
 TEST(SlurmScheduler, CancelAndShutdown) {
   Fixture f("squeue");
   Job a = f.Submit("800"), b = f.Submit("801");
