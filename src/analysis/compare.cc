@@ -28,7 +28,9 @@ Result<int> PositiveInt(const std::string& text, const std::string& sel) {
 bool AnyMatches(const std::vector<std::string>& patterns, const std::string& text) {
   for (const auto& p : patterns) {
     auto re = Regex::Compile(p);
-    if (re.ok() && re->FindFirst(text).has_value()) return true;
+    if (!re.ok()) continue;
+    auto found = re->FindFirst(text);
+    if (found.ok() && found->has_value()) return true;
   }
   return false;
 }

@@ -11,7 +11,9 @@ Result<double> Extract(const PerfSpec& spec, OutputFiles& files) {
   if (!text.ok()) return text.status();
   Result<Regex> re = Regex::Compile(spec.pattern);
   if (!re.ok()) return re.status();
-  std::vector<RegexMatch> matches = re->FindAll(**text);
+  auto all = re->FindAll(**text);
+  if (!all.ok()) return all.status();
+  const std::vector<RegexMatch>& matches = *all;
   if (matches.empty()) return Status::Error("pattern '" + spec.pattern + "' not found in " + spec.in);
   Result<ExtractedValue> v = ReduceGroup(*re, matches, spec.group, spec.type, spec.reduce);
   if (!v.ok()) return v.status();

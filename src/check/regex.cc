@@ -3,6 +3,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <atomic>
 #include <cctype>
 #include <memory>
 
@@ -149,45 +150,69 @@ Result<int> Regex::ResolveGroup(const std::string& group) const {
   return n;
 }
 
+namespace {
+std::atomic<uint32_t> g_match_limit{Regex::kDefaultMatchLimit};
+
+struct MatchContextFree {
+  void operator()(pcre2_match_context* c) const { pcre2_match_context_free(c); }
+};
+}  // namespace
+
+void Regex::SetMatchLimit(uint32_t limit) { g_match_limit = limit > 0 ? limit : kDefaultMatchLimit; }
+uint32_t Regex::match_limit() { return g_match_limit; }
+
 // Iterates like pcre2demo.c (and Python's finditer): after an empty match,
 // first try a non-empty match at the same place, then move on one byte.
 template <typename Visit>
-void Regex::ForEachMatch(std::string_view subject, Visit visit) const {
+Status Regex::ForEachMatch(std::string_view subject, Visit visit) const {
   std::unique_ptr<pcre2_match_data, MatchDataFree> md(
       pcre2_match_data_create_from_pattern(code_, nullptr));
+  std::unique_ptr<pcre2_match_context, MatchContextFree> mc(pcre2_match_context_create(nullptr));
+  if (!md || !mc) return Status::Error("regex '" + pattern_ + "': out of memory");
+  pcre2_set_match_limit(mc.get(), g_match_limit);
+  pcre2_set_depth_limit(mc.get(), g_match_limit);
   auto subj = reinterpret_cast<PCRE2_SPTR>(subject.data());
   PCRE2_SIZE start = 0;
   uint32_t options = 0;
   while (start <= subject.size()) {
-    int rc = pcre2_match(code_, subj, subject.size(), start, options, md.get(), nullptr);
+    int rc = pcre2_match(code_, subj, subject.size(), start, options, md.get(), mc.get());
     if (rc == PCRE2_ERROR_NOMATCH && options != 0) {
       options = 0;  // no non-empty match here: step over one byte
-      if (++start > subject.size()) return;
+      if (++start > subject.size()) return Status::OK();
       continue;
     }
-    if (rc < 0) return;
-    if (!visit(ToMatch(subject, md.get(), rc))) return;
+    if (rc == PCRE2_ERROR_NOMATCH) return Status::OK();
+    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
+      return Status::Error("regex too expensive: '" + pattern_ + "' gave up searching from byte " + std::to_string(start) +
+                           " of the output (" + ErrorText(rc) + "; general: regex_match_limit is " +
+                           std::to_string(g_match_limit) + "); simplify the pattern (nested quantifiers such as "
+                           "(a+)+ backtrack exponentially) or raise the limit");
+    if (rc < 0) return Status::Error("regex '" + pattern_ + "' failed on the output: " + ErrorText(rc));
+    if (!visit(ToMatch(subject, md.get(), rc))) return Status::OK();
     PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
     start = ov[1];
     options = ov[0] == ov[1] ? (PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED) : 0;
   }
+  return Status::OK();
 }
 
-std::vector<RegexMatch> Regex::FindAll(std::string_view subject) const {
+Result<std::vector<RegexMatch>> Regex::FindAll(std::string_view subject) const {
   std::vector<RegexMatch> out;
-  ForEachMatch(subject, [&out](RegexMatch m) {
+  Status st = ForEachMatch(subject, [&out](RegexMatch m) {
     out.push_back(std::move(m));
     return true;
   });
+  if (!st.ok()) return st;
   return out;
 }
 
-std::optional<RegexMatch> Regex::FindFirst(std::string_view subject) const {
+Result<std::optional<RegexMatch>> Regex::FindFirst(std::string_view subject) const {
   std::optional<RegexMatch> out;
-  ForEachMatch(subject, [&out](RegexMatch m) {
+  Status st = ForEachMatch(subject, [&out](RegexMatch m) {
     out = std::move(m);
     return false;
   });
+  if (!st.ok()) return st;
   return out;
 }
 

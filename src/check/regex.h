@@ -10,6 +10,7 @@
 // read-only: const methods may be called from several threads at once.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,15 +51,25 @@ class Regex {
   Result<int> ResolveGroup(const std::string& group) const;
 
   // All non-overlapping matches, left to right, as Python's re.finditer.
-  std::vector<RegexMatch> FindAll(std::string_view subject) const;
-  // The first match, if any.
-  std::optional<RegexMatch> FindFirst(std::string_view subject) const;
+  // An error when PCRE2 gives up (the match limit: "regex too expensive:
+  // ..."), never a silent "no match": a not_pattern or a count would
+  // otherwise pass on an incomplete search.
+  Result<std::vector<RegexMatch>> FindAll(std::string_view subject) const;
+  // The first match, if any (errors as FindAll).
+  Result<std::optional<RegexMatch>> FindFirst(std::string_view subject) const;
+
+  // The most backtracking steps one match attempt may take (PCRE2's match
+  // limit; also bounds its depth). Set once at start-up from
+  // `general: regex_match_limit` (docs/limits.md).
+  static constexpr uint32_t kDefaultMatchLimit = 10000000;
+  static void SetMatchLimit(uint32_t limit);
+  static uint32_t match_limit();
 
  private:
   Regex(std::string pattern, pcre2_real_code_8* code) : pattern_(std::move(pattern)), code_(code) {}
   // Visits matches until `visit` returns false.
   template <typename Visit>
-  void ForEachMatch(std::string_view subject, Visit visit) const;
+  Status ForEachMatch(std::string_view subject, Visit visit) const;
 
   std::string pattern_;
   pcre2_real_code_8* code_ = nullptr;

@@ -7,7 +7,10 @@ namespace {
 
 std::vector<std::string> Whole(const Regex& re, const std::string& text) {
   std::vector<std::string> out;
-  for (const auto& m : re.FindAll(text)) out.push_back(*m.groups[0]);
+  auto all = re.FindAll(text);
+  EXPECT_TRUE(all.ok()) << all.status().str();
+  if (all.ok())
+    for (const auto& m : *all) out.push_back(*m.groups[0]);
   return out;
 }
 
@@ -38,8 +41,8 @@ TEST(Regex, CaretAndDollarMatchAtEveryLineLikeReframe) {
 
 TEST(Regex, PythonEndOfTextAnchor) {
   // Python: re.search(r'a\Z', 'a\n') is None; PCRE2's \Z would match.
-  EXPECT_FALSE(MustCompile("a\\Z").FindFirst("a\n"));
-  EXPECT_TRUE(MustCompile("a\\Z").FindFirst("a"));
+  EXPECT_FALSE(MustCompile("a\\Z").FindFirst("a\n").value());
+  EXPECT_TRUE(MustCompile("a\\Z").FindFirst("a").value());
 }
 
 TEST(Regex, PythonOpenLowerBoundQuantifier) {
@@ -59,7 +62,7 @@ TEST(Regex, GroupsByIndexAndByName) {
   EXPECT_EQ(re.group_count(), 3);
   EXPECT_EQ(re.GroupIndex("name"), 1);
   EXPECT_EQ(re.GroupIndex("nope"), -1);
-  std::vector<RegexMatch> ms = re.FindAll("a=1 b=22x");
+  std::vector<RegexMatch> ms = re.FindAll("a=1 b=22x").value();
   ASSERT_EQ(ms.size(), 2u);
   EXPECT_EQ(*ms[0].groups[1], "a");
   EXPECT_EQ(*ms[0].groups[2], "1");
@@ -83,6 +86,24 @@ TEST(Regex, MovedFromRegexLeavesTheOtherUsable) {
   EXPECT_EQ(Whole(b, "abbcb"), (std::vector<std::string>{"bb", "b"}));
   a = MustCompile("c");
   EXPECT_EQ(Whole(a, "abbcb"), (std::vector<std::string>{"c"}));
+}
+
+// PCRE2 giving up is an error, never "no match": a not_pattern would pass
+// and a count would be short on an incomplete search.
+TEST(Regex, MatchLimitIsAnErrorNotNoMatch) {
+  Regex re = MustCompile("^(a+)+$");
+  std::string text = "aaaa\n" + std::string(40, 'a') + "b\naaaa\n";
+  Regex::SetMatchLimit(100000);
+  auto all = re.FindAll(text);
+  auto first = re.FindFirst(std::string(40, 'a') + "c");
+  Regex::SetMatchLimit(Regex::kDefaultMatchLimit);
+  ASSERT_FALSE(all.ok());
+  EXPECT_NE(all.status().message().find("regex too expensive: '^(a+)+$' gave up searching from byte 4"), std::string::npos)
+      << all.status().str();
+  EXPECT_NE(all.status().message().find("regex_match_limit is 100000"), std::string::npos);
+  EXPECT_FALSE(first.ok());
+  // Within the limit, the true answer.
+  EXPECT_EQ(Whole(re, "aaaa\nb\naaaa\n").size(), 2u);
 }
 
 }  // namespace

@@ -40,14 +40,18 @@ Status EvaluateExitCode(const SanitySpec& s, int exit_code) {
 }
 
 Status EvaluateNotPattern(const SanitySpec& s, const Regex& re, const std::string& text) {
-  std::optional<RegexMatch> m = re.FindFirst(text);
+  auto found = re.FindFirst(text);
+  if (!found.ok()) return found.status();
+  const std::optional<RegexMatch>& m = *found;
   if (!m) return Status::OK();
   return Status::Error("pattern '" + s.pattern + "' found in " + s.in + " (" +
                        DescribeLine(text, m->offset) + ")");
 }
 
 Status EvaluatePattern(const SanitySpec& s, const Regex& re, const std::string& text) {
-  std::vector<RegexMatch> matches = re.FindAll(text);
+  auto all = re.FindAll(text);
+  if (!all.ok()) return all.status();
+  const std::vector<RegexMatch>& matches = *all;
   if (!s.count_checks.empty()) {
     double n = static_cast<double>(matches.size());
     Status st = CheckComparisons({std::to_string(matches.size()), n}, s.count_checks,

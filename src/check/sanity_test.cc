@@ -1,4 +1,5 @@
 #include "check/sanity.h"
+#include "check/regex.h"
 
 #include <gtest/gtest.h>
 
@@ -80,6 +81,16 @@ TEST_F(SanityTest, NotPatternNamesTheFirstOffendingLine) {
   EXPECT_EQ(Eval({NotFound("FATAL", "stderr")}), "ok");
   EXPECT_EQ(Eval({NotFound("ERROR", "stderr")}), "pattern 'ERROR' found in stderr (line 12: \"ERROR: bad\")");
   EXPECT_EQ(Eval({NotFound("^STREAM", "stdout")}), "pattern '^STREAM' found in stdout (line 1: \"STREAM version 5.10\")");
+}
+
+// A not_pattern whose search PCRE2 abandons must not pass (issue 16, item 3).
+TEST_F(SanityTest, ARegexThatGivesUpFailsTheCheck) {
+  in_.stdout_path = dir_.Write("slow.out", std::string(40, 'a') + "b\nERROR here\n");
+  Regex::SetMatchLimit(100000);
+  std::string got = Eval({NotFound("^(a+)+$|ERROR", "stdout")});
+  Regex::SetMatchLimit(Regex::kDefaultMatchLimit);
+  EXPECT_EQ(got.rfind("regex too expensive: '^(a+)+$|ERROR' gave up searching", 0), 0u) << got;
+  EXPECT_NE(Eval({NotFound("^(a+)+$|ERROR", "stdout")}), "ok");  // the default limit finds line 2
 }
 
 TEST_F(SanityTest, CaretMatchesAtLineStartsLikeReframe) {

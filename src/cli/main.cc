@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -296,7 +297,29 @@ CLI::App* AddDetect(CLI::App& app, hb::DetectCommandOptions* o) {
 
 }  // namespace
 
+namespace {
+int Main(int argc, char** argv);
+}  // namespace
+
+// A reader that goes away (`hetbench run ... | head -1`) must not kill the
+// run: with SIGPIPE ignored, writes to the closed pipe fail quietly while
+// the jobs finish (or are cancelled), and the report and store are written.
+// Jobs get the default disposition back (sched/process_posix.cc). Anything
+// thrown that no layer caught ends in one message, not an abort.
 int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hetbench: internal error: %s (please report it, with the command line)\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "hetbench: internal error: unknown exception (please report it, with the command line)\n");
+  }
+  return 70;  // EX_SOFTWARE
+}
+
+namespace {
+int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   // Keep the subcommand first so mode options land after it.
   if (!args.empty() && !ExpandMode(&args)) return 2;
@@ -429,3 +452,4 @@ int main(int argc, char** argv) {
   }
   return 2;
 }
+}  // namespace

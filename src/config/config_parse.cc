@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <initializer_list>
 #include <map>
 #include <regex>
@@ -196,6 +197,26 @@ Status RequireName(const Fields& f, const std::string& what, std::string* name) 
   if (name->find(':') != std::string::npos)
     return Status::Error(MarkOf(f.Get("name"), f.file()),
                          "the name '" + *name + "' must not contain ':' (it separates system:partition)");
+  // Names become folder names (PREFIX/stage/SESSION/SYSTEM/PARTITION/
+  // ENVIRON/...) and perflog paths: no '/', no '..', nothing a path or a
+  // terminal would read otherwise.
+  static const std::string kOk = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.+@";
+  if (name->find_first_not_of(kOk) != std::string::npos || (*name)[0] == '.') {
+    std::string shown;
+    for (unsigned char c : *name) {
+      if (c >= 0x20 && c < 0x7f) {
+        shown += static_cast<char>(c);
+      } else {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02X", c);
+        shown += hex;
+      }
+    }
+    return Status::Error(MarkOf(f.Get("name"), f.file()),
+                         "the name '" + shown + "' of " + what +
+                             " is not valid: it names folders, so use letters, digits and _ - . + @, not starting "
+                             "with '.'");
+  }
   return Status::OK();
 }
 
@@ -448,13 +469,58 @@ Status CheckModes(const YAML::Node& root, const std::string& file) {
   });
 }
 
+// The keys of `general` and `storage` hetbench reads, checked for their
+// type here, at load, with file:line:column (a wrong type is never
+// silently ignored, nor found only when a run reaches it). ReFrame's other
+// keys are accepted as ReFrame accepts them.
+Status CheckGeneral(const Fields& f) {
+  std::vector<std::string> list;
+  std::string text;
+  double seconds = 0;
+  int n = 0;
+  // As hetbench reads them (JSON): true or false, a list of strings.
+  auto boolean = [&](const char* key) -> Status {
+    if (!f.Has(key) || YamlToJson(f.Get(key)).is_boolean()) return Status::OK();
+    return Status::Error(MarkOf(f.Get(key), f.file()),
+                         std::string(key) + ": expected true or false, got " + YamlTypeName(f.Get(key)));
+  };
+  auto strings = [&](const char* key) -> Status {
+    if (f.Has(key) && !f.Get(key).IsSequence())
+      return Status::Error(MarkOf(f.Get(key), f.file()),
+                           std::string(key) + ": expected a list of strings, got " + YamlTypeName(f.Get(key)));
+    return f.List(key, &list);
+  };
+  Status s = FirstError({strings("check_search_path"), boolean("check_search_recursive"),
+                         boolean("remote_detect"), f.Str("remote_workdir", &text), f.Str("remote_hetbench", &text),
+                         f.Duration("remote_detect_time_limit", &seconds), f.Str("topology_prefix", &text),
+                         strings("module_mappings"), f.Int("regex_match_limit", &n)});
+  if (!s.ok()) return s;
+  if (f.Has("regex_match_limit") && n <= 0)
+    return Status::Error(MarkOf(f.Get("regex_match_limit"), f.file()),
+                         "regex_match_limit: expected a positive number of match steps (default 10000000), got " +
+                             std::to_string(n));
+  return Status::OK();
+}
+
+Status CheckStorage(const Fields& f) {
+  std::string text;
+  double seconds = 0;
+  Status s = FirstError({f.Str("sqlite_db_file", &text), f.Duration("sqlite_conn_timeout", &seconds)});
+  if (!s.ok() || !f.Has("enable") || YamlToJson(f.Get("enable")).is_boolean()) return s;
+  return Status::Error(MarkOf(f.Get("enable"), f.file()), "enable: expected true or false, got " +
+                                                              YamlTypeName(f.Get("enable")));
+}
+
 // general, logging and storage: lists of mappings.
 Status CheckScopedSections(const YAML::Node& root, const std::string& file) {
   Fields top(root, file, "the configuration");
   for (const char* section : {"general", "logging", "storage"}) {
     Status s = ForEachMap(top, section, section, [&](const Fields& f) {
       std::vector<std::string> targets;
-      return f.List("target_systems", &targets);
+      Status st = f.List("target_systems", &targets);
+      if (st.ok() && std::string(section) == "general") st = CheckGeneral(f);
+      if (st.ok() && std::string(section) == "storage") st = CheckStorage(f);
+      return st;
     });
     if (!s.ok()) return s;
   }

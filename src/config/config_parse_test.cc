@@ -48,6 +48,41 @@ TEST(ConfigParse, WrongTypeNamesTheValue) {
             "site.yaml:8:31: num_cpus: expected an integer, got a scalar 'many'");
 }
 
+// issue 16, item 5: wrong types in general and storage stop the load
+// with the value's place, instead of a crash or a silent default later.
+TEST(ConfigParse, GeneralAndStorageValuesAreTyped) {
+  EXPECT_EQ(ErrorOf("general:\n  - remote_detect: 'yes'\n"),
+            "site.yaml:2:20: remote_detect: expected true or false, got a scalar 'yes'");
+  EXPECT_EQ(ErrorOf("general:\n  - topology_prefix: [1]\n"),
+            "site.yaml:2:22: topology_prefix: expected a string, got a list");
+  EXPECT_EQ(ErrorOf("general:\n  - regex_match_limit: 0\n"),
+            "site.yaml:2:24: regex_match_limit: expected a positive number of match steps (default 10000000), got 0");
+  EXPECT_EQ(ErrorOf("general:\n  - check_search_path: tests\n"),
+            "site.yaml:2:24: check_search_path: expected a list of strings, got a scalar 'tests'");
+  EXPECT_EQ(ErrorOf("storage:\n  - sqlite_db_file: [x]\n"),
+            "site.yaml:2:21: sqlite_db_file: expected a string, got a list");
+  EXPECT_EQ(ErrorOf("storage:\n  - sqlite_conn_timeout: soon\n"),
+            "site.yaml:2:26: sqlite_conn_timeout: expected a duration such as '30s', '10m', '1h30m' or '2d', got "
+            "a scalar 'soon'");
+  EXPECT_EQ(ErrorOf("storage:\n  - {enable: maybe}\n"),
+            "site.yaml:2:14: enable: expected true or false, got a scalar 'maybe'");
+  EXPECT_EQ(ErrorOf("general:\n  - {remote_detect: true, regex_match_limit: 500, check_search_recursive: false}\n"
+                    "storage:\n  - {enable: true, sqlite_db_file: x.db, sqlite_conn_timeout: 20}\n"),
+            "no error");
+}
+
+// issue 16, item 2: names become folders, so none may lead elsewhere.
+TEST(ConfigParse, NamesThatWouldLeaveThePrefixAreRefused) {
+  EXPECT_EQ(ErrorOf("systems:\n  - name: '../../tmp/victim'\n    hostnames: [x]\n    partitions: []\n"),
+            "site.yaml:2:11: the name '../../tmp/victim' of system is not valid: it names folders, so use letters, "
+            "digits and _ - . + @, not starting with '.'");
+  EXPECT_NE(ErrorOf("environments:\n  - name: 'gnu/../../x'\n").find("the name 'gnu/../../x' of environment"),
+            std::string::npos);
+  std::string err = ErrorOf("systems:\n  - name: \"c\\xFF\"\n    hostnames: [x]\n    partitions: []\n");
+  EXPECT_NE(err.find("the name 'c\\xC3\\xBF' of system is not valid"), std::string::npos) << err;
+  EXPECT_EQ(ErrorOf(WithPartitionKeys("")), "no error");  // c and p are fine
+}
+
 TEST(ConfigParse, BadTimeLimit) {
   EXPECT_EQ(ErrorOf(WithPartitionKeys("        time_limit: soon\n")),
             "site.yaml:8:21: time_limit: expected a duration such as '30s', '10m', '1h30m' or '2d', got a "

@@ -140,8 +140,13 @@ Status ParseParameters(const YAML::Node& n, const std::string& f, TestSpec* s) {
       return Err(list, f, what + ": expected a list of values, got " + YamlTypeName(list));
     auto add = [&](const YAML::Node& v) -> Status {
       auto text = ParameterText(v, f, what);
-      if (text.ok()) values.push_back(*text);
-      return text.status();
+      if (!text.ok()) return text.status();
+      // Two equal values would make two cases with one id and one stage
+      // folder, each cleaning up under the other.
+      if (std::find(values.begin(), values.end(), *text) != values.end())
+        return Err(v, f, what + ": the value '" + *text + "' is listed twice; each value makes one case");
+      values.push_back(*text);
+      return Status::OK();
     };
     if (list.IsScalar()) {
       Status st = add(list);
@@ -923,6 +928,15 @@ Status FinishTestSpec(TestSpec* spec, bool check_required) {
     SourceMark m = spec->mark;
     return Status::Error(m, "test '" + spec->name + "' has no 'executable' (the program to run; a Kubernetes test "
                             "whose k8s.manifest has containers with their own command needs none)");
+  }
+  // keep_files are globs below the stage folder: an absolute path or a
+  // '..' would copy (or, after a glob, name) files elsewhere.
+  for (const auto& k : spec->keep_files) {
+    bool up = k == ".." || StartsWith(k, "../") || k.find("/../") != std::string::npos || EndsWith(k, "/..");
+    if (!k.empty() && k[0] != '/' && !up && k.find('\0') == std::string::npos) continue;
+    auto it = spec->marks.find("keep_files");
+    return Status::Error(it != spec->marks.end() ? it->second : spec->mark,
+                         "keep_files: '" + k + "' must be a path (or glob) relative to the stage folder, without '..'");
   }
   if (check_required && spec->build.type.empty() && !spec->abstract &&
       (!spec->prebuild_cmds.empty() || !spec->postbuild_cmds.empty())) {

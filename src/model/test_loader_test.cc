@@ -266,6 +266,26 @@ TEST(TestLoaderErrors, ReferenceToUnknownVariable) {
   EXPECT_NE(st.message().find("did you mean 'triad'?"), std::string::npos) << st.str();
 }
 
+// issue 16, item 9: p: [x, x] would give two cases with one id.
+TEST(TestLoaderErrors, ARepeatedParameterValueIsRefused) {
+  Status st = LoadError("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nparameters: {p: [x, y, x]}\n");
+  EXPECT_EQ(st.str(), "t.yaml:4:24: parameters: p: the value 'x' is listed twice; each value makes one case");
+  st = LoadError("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nparameters: {c: [{n: 1}, {n: 1}]}\n");
+  EXPECT_NE(st.str().find("the value '{n: 1}' is listed twice"), std::string::npos) << st.str();
+}
+
+// issue 16, item 6: keep_files are below the stage folder.
+TEST(TestLoaderErrors, KeepFilesOutsideTheStageAreRefused) {
+  for (const char* bad : {"/etc/passwd", "../x", "a/../../b", ".."}) {
+    Status st = LoadError(std::string("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nkeep_files: ['") + bad +
+                          "']\n");
+    EXPECT_EQ(st.str(), std::string("t.yaml:4:1: keep_files: '") + bad +
+                            "' must be a path (or glob) relative to the stage folder, without '..'");
+  }
+  EXPECT_TRUE(LoadTestsFromString("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nkeep_files: ['out/*.txt', "
+                                  "'..hidden']\n", "t.yaml").ok());
+}
+
 TEST(TestLoaderErrors, MissingExecutable) {
   Status st = LoadError("name: a\n");
   EXPECT_EQ(st.str(), "t.yaml:1:7: test 'a' has no 'executable' (the program to run; a Kubernetes test whose "

@@ -34,7 +34,12 @@ void RegexpFunction(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   }
   const unsigned char* text = sqlite3_value_text(argv[1]);
   std::string_view s = text ? reinterpret_cast<const char*>(text) : "";
-  sqlite3_result_int(ctx, re->FindFirst(s).has_value() ? 1 : 0);
+  auto found = re->FindFirst(s);
+  if (!found.ok()) {
+    sqlite3_result_error(ctx, found.status().message().c_str(), -1);
+    return;
+  }
+  sqlite3_result_int(ctx, found->has_value() ? 1 : 0);
 }
 
 // A WHERE clause and its parameters, built filter by filter.

@@ -127,15 +127,24 @@ Executor::Executor(const Session& session, const ExecOptions& opts, Console* con
 
 Executor::~Executor() = default;
 
+// The system's stagedir/outputdir, else PREFIX/stage and PREFIX/output
+// (sessions built by hand in tests carry only the prefix).
+std::string Executor::StageRoot() const {
+  return session_.stage_root.empty() ? JoinPath(session_.prefix, "stage") : session_.stage_root;
+}
+std::string Executor::OutputRoot() const {
+  return session_.output_root.empty() ? JoinPath(session_.prefix, "output") : session_.output_root;
+}
+
 std::string Executor::StageDir(const TestCase& c, int rep) const {
-  std::string d = JoinPath(session_.prefix, "stage/" + session_.id + "/" + c.system + "/" + c.partition + "/" +
-                                                c.environ + "/" + CaseDirName(c));
+  std::string d = JoinPath(StageRoot(), session_.id + "/" + c.system + "/" + c.partition + "/" + c.environ + "/" +
+                                           CaseDirName(c));
   return opts_.repeat > 1 ? d + "/rep" + std::to_string(rep) : d;
 }
 
 std::string Executor::OutputDir(const TestCase& c, int rep) const {
-  std::string d = JoinPath(session_.prefix, "output/" + session_.id + "/" + c.system + "/" + c.partition + "/" +
-                                                c.environ + "/" + CaseDirName(c));
+  std::string d = JoinPath(OutputRoot(), session_.id + "/" + c.system + "/" + c.partition + "/" + c.environ + "/" +
+                                            CaseDirName(c));
   return opts_.repeat > 1 ? d + "/rep" + std::to_string(rep) : d;
 }
 
@@ -944,6 +953,12 @@ void Executor::Cleanup(Task* t) {
     if (glob(full.c_str(), 0, nullptr, &g) == 0) {
       for (size_t i = 0; i < g.gl_pathc; ++i) {
         std::string p = g.gl_pathv[i];
+        // Only what is below the stage folder (the loader refuses absolute
+        // and '..' patterns; a link out of the stage is not followed).
+        if (!StartsWith(p, t->stagedir + "/") || !IsWithin(p, t->stagedir)) {
+          console_->Note("hetbench: not keeping '" + p + "': it is not inside the stage folder " + t->stagedir);
+          continue;
+        }
         std::string rel = p.substr(t->stagedir.size() + 1);
         std::string dest = JoinPath(t->outputdir, rel);
         (void)MakeDirs(DirName(dest));

@@ -66,6 +66,8 @@ class Executor {
   // Exposed for tests: the stage and output folders of a case.
   std::string StageDir(const TestCase& c, int repetition) const;
   std::string OutputDir(const TestCase& c, int repetition) const;
+  std::string StageRoot() const;
+  std::string OutputRoot() const;
 
  private:
   struct Task;

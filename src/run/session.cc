@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "check/regex.h"
 #include "config/config_loader.h"
 #include "config/detect.h"
 #include "config/topology.h"
@@ -165,10 +166,20 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   auto sel = SelectSystem(session->config, opts.system, host);
   if (!sel.ok()) return sel.status();
   const System* sys = sel->first;
+  // --prefix, else the system's prefix (ReFrame's, with $VARS), else here.
+  // It must be a folder or not exist yet.
+  std::string prefix = !opts.prefix.empty() ? opts.prefix
+                       : !sys->prefix.empty() ? ExpandVars(sys->prefix, ProcessEnv)
+                                              : std::string(".");
+  prefix = AbsPath(prefix);
+  if (PathExists(prefix) && !IsDirectory(prefix))
+    return Status::Error("the prefix " + prefix + (opts.prefix.empty() ? " (the system's prefix)" : " (--prefix)") +
+                         " is a file, not a folder: hetbench writes its stage, output, perflog and report folders "
+                         "there");
   {
     MainLogOptions log;
     log.verbosity = opts.verbosity;
-    if (opts.log_file) log.default_file = JoinPath(AbsPath(opts.prefix), "hetbench.log");
+    if (opts.log_file) log.default_file = JoinPath(prefix, "hetbench.log");
     log.hostname = ThisHostName();
     log.user = ThisUserName();
     log.version = HETBENCH_VERSION;
@@ -201,6 +212,11 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   std::vector<std::string> paths = opts.test_paths;
   bool recursive = opts.recursive;
   nlohmann::json general = session->config.SectionFor("general", sys->name);
+  // The PCRE2 match limit of every sanity and performance pattern (its type
+  // was checked at load: config_parse.cc).
+  auto limit = general.find("regex_match_limit");
+  Regex::SetMatchLimit(limit != general.end() && limit->is_number_integer() ? limit->get<uint32_t>()
+                                                                            : Regex::kDefaultMatchLimit);
   if (paths.empty()) {
     if (const char* sp = std::getenv("HETBENCH_CHECK_SEARCH_PATH")) paths = Split(sp, ':');
   }
@@ -255,7 +271,12 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
                          ExplainEmptySelection(session->suite, views, opts.filter, session->selection) +
                          " (--allow-empty makes an empty selection exit 0)");
   session->id = NewSessionId();
-  session->prefix = AbsPath(opts.prefix);
+  session->prefix = prefix;
+  auto root = [&](const std::string& configured, const char* below) {
+    return configured.empty() ? JoinPath(prefix, below) : AbsPath(ExpandVars(configured, ProcessEnv));
+  };
+  session->stage_root = root(sys->stagedir, "stage");
+  session->output_root = root(sys->outputdir, "output");
   return session;
 }
 

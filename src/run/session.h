@@ -25,7 +25,7 @@ struct SessionOptions {
   bool allow_empty = false;             // --allow-empty: filters that select nothing are not an error
   std::string system;                   // --system sys[:part]
   std::vector<std::string> config_files;  // -C (after HETBENCH_CONFIG_FILES)
-  std::string prefix = ".";             // --prefix
+  std::string prefix;                   // --prefix; "" = the system's `prefix`, else "."
   std::string hostname;                 // "" = this host's name
   std::vector<std::string> setvars;     // -S [TEST.]FIELD=VALUE (model/setvar.h)
   int verbosity = 0;                    // -v, repeatable: the main log on the terminal
@@ -41,6 +41,9 @@ struct Session {
   SelectionReport selection;  // what the filters did
   std::string id;      // unique per invocation: YYYYMMDDTHHMMSS-<pid>
   std::string prefix;  // absolute
+  // Where cases stage and keep their files: the system's `stagedir` and
+  // `outputdir` (ReFrame's), else PREFIX/stage and PREFIX/output; absolute.
+  std::string stage_root, output_root;
 
   const System& system() const;
   const Partition& partition(const std::string& name) const;

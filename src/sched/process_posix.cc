@@ -33,7 +33,7 @@ class SpawnAttr {
     if (err_ != 0) return err_;
     sigset_t dflt;
     sigemptyset(&dflt);
-    for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&dflt, sig);
+    for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&dflt, sig);
     short flags = POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
     if (int e = posix_spawnattr_setflags(&attr_, flags)) return e;
     if (int e = posix_spawnattr_setpgroup(&attr_, 0)) return e;

@@ -55,12 +55,50 @@ Status RemoveTree(const std::string& path) {
 }
 
 Status CopyTree(const std::string& from, const std::string& to) {
+  if (IsWithin(to, from))
+    return Status::Error("cannot copy '" + from + "' into '" + to + "', which is inside it: it would copy its own "
+                         "copy (a sourcesdir that holds hetbench's prefix? use a folder of sources only)");
   std::error_code ec;
   fs::create_directories(to, ec);
   if (ec) return Status::Error("cannot create folder '" + to + "': " + ec.message());
   fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
   if (ec) return Status::Error("cannot copy '" + from + "' to '" + to + "': " + ec.message());
   return Status::OK();
+}
+
+namespace {
+// Absolute and normal, with the symbolic links of the longest existing
+// prefix resolved.
+fs::path Resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec) p = fs::absolute(path, ec).lexically_normal();
+  return p;
+}
+}  // namespace
+
+bool IsWithin(const std::string& path, const std::string& folder) {
+  fs::path p = Resolved(path), f = Resolved(folder);
+  auto pi = p.begin(), fi = f.begin();
+  for (; fi != f.end(); ++fi, ++pi) {
+    if (fi->empty()) continue;  // a trailing separator
+    if (pi == p.end() || *pi != *fi) return false;
+  }
+  return true;
+}
+
+Result<std::string> SafeJoin(const std::string& folder, const std::string& name) {
+  if (name.find('\0') != std::string::npos) return Status::Error("'" + name + "' has a NUL byte");
+  if (!name.empty() && name[0] == '/')
+    return Status::Error("'" + name + "' is an absolute path; expected a path relative to " + folder);
+  std::string joined = JoinPath(folder, name);
+  if (!IsWithin(joined, folder)) return Status::Error("'" + name + "' leads outside " + folder);
+  return joined;
+}
+
+bool IsDirectory(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec);
 }
 
 bool PathExists(const std::string& path) {

@@ -15,10 +15,20 @@ Status WriteFileAtomic(const std::string& path, const std::string& content);
 Status MakeDirs(const std::string& path);
 Status RemoveTree(const std::string& path);
 // Copies the contents of folder `from` into folder `to` (created if needed).
+// Refused when `to` is within `from` (it would copy its own copy).
 Status CopyTree(const std::string& from, const std::string& to);
 bool PathExists(const std::string& path);
+bool IsDirectory(const std::string& path);  // a folder, or a link to one
 // Absolute, lexically normal form of path (relative to the current folder).
 std::string AbsPath(const std::string& path);
+// True when `path` is `folder` or below it, lexically, after making both
+// absolute and normal and resolving the symbolic links of the parts that
+// exist (so "stage/../../x" and a link out of the folder are not within).
+bool IsWithin(const std::string& path, const std::string& folder);
+// folder/name, refused unless the result is within `folder`: the one way a
+// path is made from a name that came from outside (a keep_files glob, a
+// configuration name).
+Result<std::string> SafeJoin(const std::string& folder, const std::string& name);
 // The folder part of path ("." when there is none).
 std::string DirName(const std::string& path);
 std::string JoinPath(const std::string& a, const std::string& b);

@@ -28,6 +28,9 @@ EventWaiter::EventWaiter() {
   sigaddset(&mask, SIGINT);
   sigaddset(&mask, SIGTERM);
   sigaddset(&mask, SIGHUP);
+  sigaddset(&mask, SIGQUIT);  // as SIGTERM: cancel the jobs, write the report
+  sigaddset(&mask, SIGUSR1);  // (their default would kill hetbench and leave the jobs running)
+  sigaddset(&mask, SIGUSR2);
   sigset_t old;
   if (sigprocmask(SIG_BLOCK, &mask, &old) != 0) return;
   if (!g_have_original) {

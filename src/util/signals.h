@@ -17,7 +17,7 @@ class EventWaiter {
  public:
   struct Events {
     bool child_exited = false;  // at least one SIGCHLD
-    int interrupt = 0;          // SIGINT/SIGTERM/SIGHUP number, or 0
+    int interrupt = 0;          // SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGUSR1/SIGUSR2 number, or 0
     bool timed_out = false;
   };
 

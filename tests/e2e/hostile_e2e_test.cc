@@ -1,0 +1,154 @@
+// End to end, issue 16 (hostile input): what the real binary does with
+// names that would leave the prefix, a prefix that is a file, keep_files
+// outside the stage, a sourcesdir that holds the prefix, a regex PCRE2
+// gives up on, and the system's prefix, stagedir and outputdir.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <signal.h>
+
+#include <filesystem>
+
+#include "e2e_util.h"
+
+namespace {
+
+const char* kTest = R"(
+name: t
+executable: echo
+executable_opts: [hello]
+sanity: [{pattern: hello}]
+)";
+
+TEST(HostileE2E, EnvironmentNameWithDotDotStopsTheLoadAndDeletesNothing) {
+  std::string dir = TempDir();
+  Write(dir + "/victim/perfcase/keep.txt", "precious\n");
+  Write(dir + "/work/site.yaml", R"(
+systems:
+  - name: s
+    hostnames: ['.*']
+    partitions:
+      - {name: p, scheduler: local, launcher: local, environs: ['../../../victim']}
+environments:
+  - {name: '../../../victim', cc: gcc}
+)");
+  Write(dir + "/work/t.yaml", kTest);
+  Output o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--prefix", "out"}, dir + "/work");
+  EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("site.yaml:8:12: the name '../../../victim' of environment is not valid"), std::string::npos)
+      << o.err;
+  EXPECT_EQ(Read(dir + "/victim/perfcase/keep.txt"), "precious\n");
+}
+
+TEST(HostileE2E, APrefixThatIsAFileIsRefusedBeforeAnythingRuns) {
+  std::string dir = TempDir();
+  Write(dir + "/t.yaml", kTest);
+  Write(dir + "/file", "not a folder\n");
+  Output o = Hetbench({"run", "-c", "t.yaml", "--prefix", "file"}, dir);
+  EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("the prefix " + dir + "/file (--prefix) is a file, not a folder"), std::string::npos) << o.err;
+  EXPECT_EQ(o.out.find("Run report"), std::string::npos) << o.out;
+}
+
+TEST(HostileE2E, TheSystemsPrefixStagedirAndOutputdirAreHonoured) {
+  std::string dir = TempDir();
+  Write(dir + "/site.yaml", R"(
+systems:
+  - name: s
+    hostnames: ['.*']
+    prefix: $HB_TEST_ROOT/pfx
+    outputdir: $HB_TEST_ROOT/outs
+    partitions:
+      - {name: p, scheduler: local, launcher: local, environs: [e]}
+environments:
+  - {name: e}
+)");
+  Write(dir + "/t.yaml", std::string(kTest) + "keep_files: [kept.txt]\nprerun_cmds: ['echo k > kept.txt']\n");
+  Output o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--keep-stage-files"}, dir, 60,
+                      {{"HB_TEST_ROOT", dir}});
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(e2e::Find(dir + "/outs", "kept.txt").size(), 1u) << o.out;
+  EXPECT_EQ(e2e::Find(dir + "/pfx/stage", "hb_job.sh").size(), 1u);
+  EXPECT_FALSE(e2e::Exists(dir + "/pfx/output"));
+  EXPECT_TRUE(e2e::Exists(dir + "/pfx/reports"));
+}
+
+TEST(HostileE2E, SourcesdirHoldingThePrefixFailsTheCaseClearly) {
+  std::string dir = TempDir();
+  Write(dir + "/t.yaml", std::string(kTest) + "sourcesdir: .\n");
+  Output o = Hetbench({"run", "-c", "t.yaml", "--prefix", "out"}, dir, 60);
+  EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
+  nlohmann::json r = e2e::ReportOf(o);
+  ASSERT_EQ(r["cases"].size(), 1u) << o.out;
+  EXPECT_EQ(r["cases"][0]["fail_stage"], "setup");
+  EXPECT_NE(r["cases"][0]["fail_reason"].get<std::string>().find("which is inside it"), std::string::npos)
+      << r["cases"][0].dump(1);
+  // No tree hundreds of levels deep.
+  size_t depth = 0;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir + "/out");
+       it != std::filesystem::recursive_directory_iterator(); ++it)
+    depth = std::max<size_t>(depth, static_cast<size_t>(it.depth()));
+  EXPECT_LT(depth, 12u);
+}
+
+TEST(HostileE2E, ARegexPcreGivesUpOnFailsTheCaseNotPasses) {
+  std::string dir = TempDir();
+  Write(dir + "/site.yaml", R"(
+systems:
+  - name: s
+    hostnames: ['.*']
+    partitions:
+      - {name: p, scheduler: local, launcher: local, environs: [e]}
+environments:
+  - {name: e}
+general:
+  - regex_match_limit: 100000
+)");
+  Write(dir + "/t.yaml", R"(
+name: t
+executable: printf
+executable_opts: ['"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\nERROR\n"']
+sanity: [{not_pattern: '^(a+)+$|ERROR'}]
+)");
+  Output o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--prefix", "out"}, dir, 60);
+  EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
+  nlohmann::json r = e2e::ReportOf(o);
+  ASSERT_EQ(r["cases"].size(), 1u) << o.out;
+  EXPECT_EQ(r["cases"][0]["result"], "fail");
+  EXPECT_NE(r["cases"][0]["fail_reason"].get<std::string>().find("regex too expensive"), std::string::npos)
+      << r["cases"][0].dump(1);
+}
+
+// issue 16, items 4 and 12: SIGQUIT and SIGUSR1 are handled like SIGTERM
+// (jobs cancelled, report written, exit 130), not a core dump or a kill
+// that leaves the jobs running.
+TEST(HostileE2E, SigquitAndSigusr1CancelLikeSigterm) {
+  for (int sig : {SIGQUIT, SIGUSR1}) {
+    std::string dir = TempDir();
+    Write(dir + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['300']\nsanity: [{exit_code: 0}]\n");
+    pid_t pid = e2e::StartHetbench({"run", "-c", "t.yaml"}, dir);
+    ASSERT_TRUE(e2e::WaitForText(dir + "/hb.stdout", "[ RUN      ] long", 20));
+    kill(pid, sig);
+    EXPECT_EQ(e2e::WaitExit(pid, 30), 130) << "signal " << sig;
+    EXPECT_EQ(e2e::LatestReport(dir)["cases"][0]["result"], "cancelled") << "signal " << sig;
+  }
+}
+
+// issue 16, item 4: `hetbench run | head -1` loses nothing: the run goes
+// on after the reader is gone, its report is written, its exit status is
+// the run's.
+TEST(HostileE2E, AClosedStdoutLosesNothing) {
+  std::string dir = TempDir();
+  Write(dir + "/t.yaml", "name: t\nexecutable: echo\nexecutable_opts: [hi]\nparameters: {i: [1, 2, 3, 4]}\n"
+                         "sanity: [{pattern: hi}]\n");
+  e2e::Shell("cd '" + dir + "' && { HETBENCH_STORE='" + dir + "/r.db' '" + HETBENCH_BIN +
+             "' run -c t.yaml --prefix out; echo \"rc=$?\" > rc; } | head -c 1 >/dev/null");
+  std::string out = Read(dir + "/rc");
+  EXPECT_EQ(out, "rc=0\n");
+  nlohmann::json r = e2e::LatestReport(dir + "/out");
+  ASSERT_EQ(r["cases"].size(), 4u) << out;
+  for (const auto& c : r["cases"]) EXPECT_EQ(c["result"], "pass");
+  EXPECT_TRUE(e2e::Exists(dir + "/r.db"));
+}
+
+}  // namespace
