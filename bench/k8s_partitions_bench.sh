@@ -24,13 +24,9 @@ here="$(cd "$(dirname "$0")" && pwd)"
 hb="$(realpath "${1:-$here/../build/hetbench}")"
 work="$(mktemp -d /tmp/hb_k8s_parts_XXXXXX)"
 export HETBENCH_STORE="$work/results.db"
-mkdir -p "$work/api"
-/usr/bin/python3 "$here/../tests/k8s/fake_apiserver.py" --dir "$work/api" --pod-start-delay 0.1 \
-  --ipujob-queue-delay 0.1 >"$work/api/server.log" 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 300); do [ -e "$work/api/ready" ] && break; sleep 0.1; done
-[ -e "$work/api/ready" ] || { echo "fake API server did not start" >&2; cat "$work/api/server.log" >&2; exit 1; }
+# shellcheck source=fake_apiserver_lib.sh
+. "$here/fake_apiserver_lib.sh"
+start_fake_apiserver "$work" --ipujob-queue-delay 0.1
 
 site() {  # site LAYOUT
   local ns_b=bench-a
