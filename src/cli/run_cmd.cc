@@ -50,7 +50,7 @@ PerflogHandlerOptions PerflogOptions(const RunCommandOptions& o, const Session& 
 // written costs one warning, never the run's results or exit status: the
 // run report holds them (and `hetbench results import` takes it later).
 std::string StoreSession(const RunCommandOptions& o, const Session& s, const SessionInfo& info,
-                         const std::vector<CaseResult>& results, Console* console) {
+                         const std::vector<CaseResult>& results, Console* console, bool* failed) {
   StoreLocation where =
       LocateStore(o.store, o.no_store, s.config.SectionFor("storage", s.system_name), ProcessEnv);
   if (!where.enabled) return "";
@@ -59,7 +59,9 @@ std::string StoreSession(const RunCommandOptions& o, const Session& s, const Ses
   auto store = Store::Open(where.path, opts);
   Status st = store.ok() ? (*store)->Add(info, results).status() : store.status();
   if (st.ok()) return where.path;
-  console->Note("hetbench: warning: session not stored: " + st.str() + " (the run report has every result)");
+  console->Note("hetbench: error: session not stored: " + st.str() +
+                " (the run report has every result: `hetbench results import` adds it later)");
+  *failed = true;
   return "";
 }
 
@@ -218,23 +220,31 @@ int RunCommand(RunCommandOptions o) {
 
   std::string report = o.report_file.empty() ? JoinPath(session.prefix, "reports/run-" + session.id + ".json")
                                              : AbsPath(o.report_file);
+  // A record that cannot be written (report, JUnit, store) is exit status
+  // 3, unless the run already says 1 (a case failed) or 130 (interrupted).
+  bool unwritten = false;
   Status st = MakeDirs(DirName(report));
   if (st.ok()) st = WriteRunReport(report, info, results);
-  if (!st.ok()) console.Note("hetbench: error: cannot write the run report: " + st.str());
+  if (!st.ok()) {
+    console.Note("hetbench: error: cannot write the run report: " + st.str());
+    unwritten = true;
+  }
   if (!o.junit_file.empty()) {
     Status js = WriteJunit(AbsPath(o.junit_file), info, results);
     if (!js.ok()) console.Note("hetbench: error: cannot write the JUnit report: " + js.str());
+    unwritten |= !js.ok();
   }
   if (o.performance_report) console.SetPreviousValues(PreviousFromStore(o, session, info, results, &console));
-  std::string stored = o.exec.dry_run ? "" : StoreSession(o, session, info, results, &console);
+  std::string stored = o.exec.dry_run ? "" : StoreSession(o, session, info, results, &console, &unwritten);
   console.Summary(results, executor.interrupted());
-  std::printf("Run report: %s\n", report.c_str());
+  if (st.ok()) std::printf("Run report: %s\n", report.c_str());
+  else std::printf("Run report: not written (%s)\n", st.message().c_str());
   std::vector<std::string> perflog_dirs = (*handlers)->FilelogDirs();
   if (!o.exec.dry_run && !results.empty() && !perflog_dirs.empty())
     std::printf("Perflogs:   %s\n", Join(perflog_dirs, ", ").c_str());
   if (!stored.empty()) std::printf("Stored in:  %s\n", stored.c_str());
   std::fflush(stdout);
-  return info.exit_code;
+  return unwritten && info.exit_code == 0 ? 3 : info.exit_code;
 }
 
 }  // namespace hb

@@ -511,6 +511,28 @@ Status CheckStorage(const Fields& f) {
                                                               YamlTypeName(f.Get("enable")));
 }
 
+// logging: its handler lists are lists of mappings with a `type`, checked
+// here so that a mistake has its place (each handler's own keys are checked
+// where it is made: results/perflog_handlers.cc, results/main_log.cc).
+Status CheckLogging(const Fields& f) {
+  for (const char* key : {"handlers", "handlers_perflog"}) {
+    if (!f.Has(key)) continue;
+    YAML::Node list = f.Get(key);
+    if (!list.IsSequence())
+      return Status::Error(MarkOf(list, f.file()), std::string(key) + ": expected a list of handlers such as "
+                                                   "[{type: filelog}], got " + YamlTypeName(list));
+    for (const auto& h : list) {
+      if (!h.IsMap() || !h["type"])
+        return Status::Error(MarkOf(h, f.file()), std::string(key) + ": each handler is a mapping with a 'type' "
+                                                  "(e.g. {type: filelog}), got " + YamlTypeName(h));
+      if (!h["type"].IsScalar())
+        return Status::Error(MarkOf(h["type"], f.file()), std::string(key) + ": type: expected a handler name such "
+                                                          "as filelog, got " + YamlTypeName(h["type"]));
+    }
+  }
+  return Status::OK();
+}
+
 // general, logging and storage: lists of mappings.
 Status CheckScopedSections(const YAML::Node& root, const std::string& file) {
   Fields top(root, file, "the configuration");
@@ -520,6 +542,7 @@ Status CheckScopedSections(const YAML::Node& root, const std::string& file) {
       Status st = f.List("target_systems", &targets);
       if (st.ok() && std::string(section) == "general") st = CheckGeneral(f);
       if (st.ok() && std::string(section) == "storage") st = CheckStorage(f);
+      if (st.ok() && std::string(section) == "logging") st = CheckLogging(f);
       return st;
     });
     if (!s.ok()) return s;

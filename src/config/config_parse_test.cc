@@ -83,6 +83,18 @@ TEST(ConfigParse, NamesThatWouldLeaveThePrefixAreRefused) {
   EXPECT_EQ(ErrorOf(WithPartitionKeys("")), "no error");  // c and p are fine
 }
 
+TEST(ConfigParse, LoggingHandlerListsHaveTheirPlace) {
+  EXPECT_EQ(ErrorOf("logging:\n  - handlers_perflog: [filelog]\n"),
+            "site.yaml:2:24: handlers_perflog: each handler is a mapping with a 'type' (e.g. {type: filelog}), got "
+            "a scalar 'filelog'");
+  EXPECT_EQ(ErrorOf("logging:\n  - handlers_perflog: filelog\n"),
+            "site.yaml:2:23: handlers_perflog: expected a list of handlers such as [{type: filelog}], got a scalar "
+            "'filelog'");
+  EXPECT_EQ(ErrorOf("logging:\n  - handlers: [{type: [file]}]\n"),
+            "site.yaml:2:23: handlers: type: expected a handler name such as filelog, got a list");
+  EXPECT_EQ(ErrorOf("logging:\n  - handlers_perflog: [{type: filelog, basedir: perflogs}]\n"), "no error");
+}
+
 TEST(ConfigParse, BadTimeLimit) {
   EXPECT_EQ(ErrorOf(WithPartitionKeys("        time_limit: soon\n")),
             "site.yaml:8:21: time_limit: expected a duration such as '30s', '10m', '1h30m' or '2d', got a "

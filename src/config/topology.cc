@@ -59,7 +59,18 @@ nlohmann::json TopologyToJson(const Topology& t) {
 
 Result<Topology> TopologyFromJson(const nlohmann::json& j, const std::string& where) {
   auto fail = [&](const std::string& why) { return Status::Error(where + ": " + why); };
-  if (!j.is_object() || j.value("schema", "") != kTopologySchema)
+  // A hand-edited or damaged cache gives a message naming the key (and
+  // `detect --refresh` rewrites it), never an exception.
+  auto text = [&](const char* key, std::string* out) -> Status {
+    auto it = j.find(key);
+    if (it == j.end()) return Status::OK();
+    if (!it->is_string()) return fail(std::string("\"") + key + "\" must be a string, got " + it->dump() +
+                                      "; detect again with --refresh");
+    *out = it->get<std::string>();
+    return Status::OK();
+  };
+  std::string schema;
+  if (!j.is_object() || !text("schema", &schema).ok() || schema != kTopologySchema)
     return fail(std::string("not a hetbench topology file (expected \"schema\": \"") + kTopologySchema + "\")");
   if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
     return fail("no integer \"schema_version\"");
@@ -68,15 +79,20 @@ Result<Topology> TopologyFromJson(const nlohmann::json& j, const std::string& wh
     return fail("schema_version " + std::to_string(version) + " is not one this hetbench reads (it reads 1 to " +
                 std::to_string(kTopologySchemaVersion) + "); detect again with --refresh");
   Topology t;
-  auto processor = ProcessorFromJson(j.value("processor", nlohmann::json::object()));
+  auto processor = ProcessorFromJson(j.contains("processor") ? j["processor"] : nlohmann::json::object());
   if (!processor.ok()) return fail(processor.status().message());
-  auto devices = DevicesFromJson(j.value("devices", nlohmann::json::array()));
+  auto devices = DevicesFromJson(j.contains("devices") ? j["devices"] : nlohmann::json::array());
   if (!devices.ok()) return fail(devices.status().message());
   t.processor = std::move(processor).value();
   t.devices = std::move(devices).value();
-  t.hostname = j.value("hostname", "");
-  t.hetbench_version = j.value("hetbench_version", "");
-  t.time = j.value("time", 0.0);
+  Status st = text("hostname", &t.hostname);
+  if (st.ok()) st = text("hetbench_version", &t.hetbench_version);
+  if (!st.ok()) return st;
+  if (j.contains("time")) {
+    if (!j["time"].is_number()) return fail("\"time\" must be a number, got " + j["time"].dump() +
+                                            "; detect again with --refresh");
+    t.time = j["time"].get<double>();
+  }
   return t;
 }
 

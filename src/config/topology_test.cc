@@ -61,6 +61,16 @@ TEST(Topology, ReaderRefusesOtherFormatsSayingWhy) {
   j = TopologyToJson(Sample());
   j["devices"] = {{{"arch", "sm_80"}}};
   EXPECT_NE(TopologyFromJson(j, "t.json").status().str().find("t.json: devices: "), std::string::npos);
+  // issue 16, item 5: wrong types are messages, not a crash of every command.
+  j = TopologyToJson(Sample());
+  j["hostname"] = 5;
+  EXPECT_EQ(TopologyFromJson(j, "t.json").status().str(),
+            "t.json: \"hostname\" must be a string, got 5; detect again with --refresh");
+  j = TopologyToJson(Sample());
+  j["time"] = "noon";
+  EXPECT_FALSE(TopologyFromJson(j, "t.json").ok());
+  j["schema"] = 7;
+  EXPECT_NE(TopologyFromJson(j, "t.json").status().str().find("not a hetbench topology file"), std::string::npos);
 }
 
 TEST(Topology, FilesAreWrittenAndRead) {

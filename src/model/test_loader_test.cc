@@ -218,7 +218,7 @@ TEST(TestLoaderErrors, UnknownPlaceholder) {
 
 TEST(TestLoaderErrors, NonPlaceholderBracesAreFine) {
   auto r = LoadTestsFromString(
-      "name: a\nexecutable: x\nexecutable_opts: ['${HOME}', \"awk '{print $1}'\", '{{literal}}']\nsanity: [{exit_code: 0}]\n"
+      "name: a\nexecutable: x\nexecutable_opts: ['${HOME}', \"awk '{print $1}'\", '{{literal}}']\n"
       "sanity:\n  - {pattern: '\\d{3}'}\n",
       "t.yaml");
   EXPECT_TRUE(r.ok()) << r.status().str();
@@ -264,6 +264,15 @@ TEST(TestLoaderErrors, ReferenceToUnknownVariable) {
                         "reference: {'*': {traid: [10, -0.1, null]}}\n");
   EXPECT_NE(st.message().find("'traid' is not a performance variable"), std::string::npos) << st.str();
   EXPECT_NE(st.message().find("did you mean 'triad'?"), std::string::npos) << st.str();
+}
+
+// issue 16, item 13: YAML requires unique keys; the second one is an error.
+TEST(TestLoaderErrors, ADuplicateKeyIsAnError) {
+  Status st = LoadError("name: t\nexecutable: echo\nexecutable: ls\nsanity: [{exit_code: 0}]\n");
+  EXPECT_EQ(st.str(), "t.yaml:3:1: duplicate key 'executable' (first at line 2, column 1): keys of a mapping must be "
+                      "unique");
+  st = LoadError("name: t\nexecutable: echo\nsanity: [{pattern: a, pattern: b}]\n");
+  EXPECT_NE(st.str().find("t.yaml:3:23: duplicate key 'pattern'"), std::string::npos) << st.str();
 }
 
 // issue 16, item 9: p: [x, x] would give two cases with one id.

@@ -33,11 +33,13 @@ Status WriteFile(const std::string& path, const std::string& content) {
 Status WriteFileAtomic(const std::string& path, const std::string& content) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   Status s = WriteFile(tmp, content);
-  if (!s.ok()) return s;
   std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) return Status::Error("cannot rename '" + tmp + "' to '" + path + "': " + ec.message());
-  return Status::OK();
+  if (s.ok()) {
+    fs::rename(tmp, path, ec);
+    if (ec) s = Status::Error("cannot rename '" + tmp + "' to '" + path + "': " + ec.message());
+  }
+  if (!s.ok()) fs::remove(tmp, ec);  // no half-written file left behind
+  return s;
 }
 
 Status MakeDirs(const std::string& path) {

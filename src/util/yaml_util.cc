@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <set>
@@ -18,12 +19,45 @@ SourceMark FromYamlMark(const YAML::Mark& m, const std::string& file) {
 }
 }  // namespace
 
+namespace {
+// YAML requires the keys of a mapping to be unique; yaml-cpp keeps one of
+// two equal keys silently (which one a user meant is anyone's guess).
+Status CheckUniqueKeys(const YAML::Node& n, const std::string& file, int depth = 0) {
+  if (depth > 1000) return Status::Error(FromYamlMark(n.Mark(), file), "YAML nested more than 1000 levels deep");
+  if (n.IsSequence()) {
+    for (const auto& item : n) {
+      Status st = CheckUniqueKeys(item, file, depth + 1);
+      if (!st.ok()) return st;
+    }
+  } else if (n.IsMap()) {
+    std::map<std::string, YAML::Mark> seen;
+    for (const auto& kv : n) {
+      if (kv.first.IsScalar()) {
+        auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark());
+        if (!fresh)
+          return Status::Error(FromYamlMark(kv.first.Mark(), file),
+                               "duplicate key '" + kv.first.Scalar() + "' (first at line " +
+                                   std::to_string(it->second.line + 1) + ", column " +
+                                   std::to_string(it->second.column + 1) + "): keys of a mapping must be unique");
+      }
+      Status st = CheckUniqueKeys(kv.second, file, depth + 1);
+      if (!st.ok()) return st;
+    }
+  }
+  return Status::OK();
+}
+}  // namespace
+
 Result<std::vector<YAML::Node>> LoadYamlString(const std::string& text, const std::string& file) {
   try {
     std::vector<YAML::Node> docs = YAML::LoadAll(text);
     std::vector<YAML::Node> out;
-    for (auto& d : docs)
-      if (d.IsDefined() && !d.IsNull()) out.push_back(d);
+    for (auto& d : docs) {
+      if (!d.IsDefined() || d.IsNull()) continue;
+      Status st = CheckUniqueKeys(d, file);
+      if (!st.ok()) return st;
+      out.push_back(d);
+    }
     return out;
   } catch (const YAML::Exception& e) {
     return Status::Error(FromYamlMark(e.mark, file), "invalid YAML: " + e.msg);

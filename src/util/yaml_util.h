@@ -15,7 +15,8 @@
 namespace hb {
 
 // Parses every document of a YAML file (or of `text` when given, named
-// `file` in messages).
+// `file` in messages). A mapping with a key twice is an error at the
+// second one (YAML requires unique keys; yaml-cpp would keep one silently).
 Result<std::vector<YAML::Node>> LoadYamlFile(const std::string& file);
 Result<std::vector<YAML::Node>> LoadYamlString(const std::string& text, const std::string& file);
 

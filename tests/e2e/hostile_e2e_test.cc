@@ -151,4 +151,18 @@ TEST(HostileE2E, AClosedStdoutLosesNothing) {
   EXPECT_TRUE(e2e::Exists(dir + "/r.db"));
 }
 
+// issue 16, item 12: a report that cannot be written is exit status 3,
+// says so instead of printing a path, and leaves no temporary file.
+TEST(HostileE2E, AnUnwritableReportIsExit3AndLeavesNoTemporaryFile) {
+  std::string dir = TempDir();
+  Write(dir + "/t.yaml", kTest);
+  Write(dir + "/reports", "a file where the reports folder would be\n");
+  Output o = Hetbench({"run", "-c", "t.yaml", "--report-file", "reports/r.json"}, dir, 60,
+                      {{"HETBENCH_STORE", dir + "/r.db"}});
+  EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
+  EXPECT_NE(o.out.find("Run report: not written ("), std::string::npos) << o.out;
+  EXPECT_NE((o.out + o.err).find("hetbench: error: cannot write the run report"), std::string::npos) << o.out << o.err;
+  EXPECT_TRUE(e2e::Find(dir, "*.tmp.*").empty());
+}
+
 }  // namespace

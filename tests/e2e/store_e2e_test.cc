@@ -154,8 +154,8 @@ storage:
   EXPECT_FALSE(Exists(dir + "/off-store/rfm-style.db"));
 }
 
-// A store that cannot be written costs one warning: the run's results,
-// report and exit status stay.
+// A store that cannot be written costs one message: the run's results and
+// report stay; the exit status is 3 when nothing else failed (issue 16).
 TEST(StoreE2E, UnwritableStoreWarnsOnceAndKeepsTheRun) {
   std::string dir = TempDir();
   Write(dir + "/t.yaml", "name: failing\nexecutable: sh\nexecutable_opts: ['-c', \"'exit 3'\"]\nsanity: [{exit_code: 0}]\n");
@@ -163,11 +163,16 @@ TEST(StoreE2E, UnwritableStoreWarnsOnceAndKeepsTheRun) {
   auto o = Hetbench({"run", "-c", "t.yaml"}, dir, 60, StoreEnv(dir + "/plain/results.db"));
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   std::string all = o.out + o.err;
-  size_t first = all.find("hetbench: warning: session not stored: cannot open results store '" + dir +
-                          "/plain/results.db': Not a directory (the run report has every result)\n");
+  size_t first = all.find("hetbench: error: session not stored: cannot open results store '" + dir +
+                          "/plain/results.db': Not a directory (the run report has every result: `hetbench results "
+                          "import` adds it later)\n");
   EXPECT_NE(first, std::string::npos) << all;
-  EXPECT_EQ(all.find("warning", first + 20), std::string::npos) << "one warning only:\n" << all;
+  EXPECT_EQ(all.find("not stored", first + 40), std::string::npos) << "one message only:\n" << all;
   EXPECT_FALSE(e2e::Find(dir + "/reports", "run-*.json").empty());
+  // A run whose cases pass but whose session is not stored exits 3.
+  Write(dir + "/ok.yaml", "name: fine\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n");
+  o = Hetbench({"run", "-c", "ok.yaml"}, dir, 60, StoreEnv(dir + "/plain/results.db"));
+  EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
 
   // The same for a file that is not a store; `results` refuses it (exit 2).
   Write(dir + "/text.db", std::string(300, 'x'));
