@@ -69,6 +69,13 @@ class CurlTransport : public HttpTransport {
 
   HttpResponse SendOnce(const HttpRequest& req) {
     HttpResponse r;
+    // A header with a line break would smuggle in headers of its own (libcurl
+    // sends it as given): refused, whoever built it.
+    for (const auto& h : req.headers)
+      if (h.find_first_of("\r\n") != std::string::npos) {
+        r.error = "refused: a request header contains a line break (CR or LF)";
+        return r;
+      }
     curl_easy_reset(curl_);  // keeps the open connections
     curl_slist* headers = curl_slist_append(nullptr, "Expect:");  // no 100-continue round trip
     for (const auto& h : req.headers) headers = curl_slist_append(headers, h.c_str());

@@ -124,7 +124,7 @@ Status AddHandler(const Json& h, size_t i, int logger_level, const MainLogOption
       else name = name.substr(0, dot) + "_" + stamp + name.substr(dot);
     }
     if (h.contains("append") && !h["append"].is_boolean()) return Status::Error(where + ": append: expected true or false");
-    auto f = Open(name, h.value("append", false), where);
+    auto f = Open(name, h.contains("append") && h["append"].get<bool>(), where);  // checked above
     if (!f.ok()) return f.status();
     AddFileSink(*common, o, *f);
     return Status::OK();
@@ -134,7 +134,8 @@ Status AddHandler(const Json& h, size_t i, int logger_level, const MainLogOption
     if (!st.ok()) return st;
     auto common = ReadCommon(h, where, logger_level);
     if (!common.ok()) return common.status();
-    std::string name = h.value("name", std::string("stdout"));
+    std::string name = "stdout";
+    if (h.contains("name")) name = h["name"].is_string() ? h["name"].get<std::string>() : h["name"].dump();
     if (name != "stdout" && name != "stderr") return Status::Error(where + ": name: expected stdout or stderr");
     FILE* stream = name == "stdout" ? stdout : stderr;
     AddFileSink(*common, o, std::shared_ptr<FILE>(stream, [](FILE*) {}));

@@ -39,7 +39,9 @@ int LevelValue(const Json& level, bool* ok) {
 class HandlerFields {
  public:
   HandlerFields(const Json& h, size_t index) : h_(h) {
-    where_ = "logging: handlers_perflog[" + std::to_string(index) + "] (" + h.value("type", "?") + ")";
+    auto type = h.find("type");
+    where_ = "logging: handlers_perflog[" + std::to_string(index) + "] (" +
+             (type != h.end() && type->is_string() ? type->get<std::string>() : std::string("?")) + ")";
   }
 
   Status CheckKeys(std::vector<std::string> allowed) const {
@@ -124,7 +126,16 @@ Result<HttpJsonConfig> ParseHttpJson(const Json& h, const HandlerFields& f, cons
   cfg.extras = nlohmann::ordered_json(extras);
   for (const auto& [k, v] : headers.items()) {
     if (!v.is_string()) return f.Error("extra_headers", "string values");
-    cfg.extra_headers.push_back(k + ": " + v.get<std::string>());
+    // A CR or LF would end the header and start another of the value's
+    // choosing (header injection); RFC 9110 field names are tokens.
+    const std::string value = v.get<std::string>();
+    bool bad_name = k.empty() || k.find_first_not_of("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz"
+                                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos;
+    if (bad_name || value.find_first_of("\r\n") != std::string::npos || value.find('\0') != std::string::npos)
+      return f.Fail("extra_headers: '" + k + "': " +
+                    (bad_name ? std::string("a header name is letters, digits and !#$%&'*+-.^_`|~ only")
+                              : std::string("a header value must not contain a line break (CR or LF) or NUL")));
+    cfg.extra_headers.push_back(k + ": " + value);
   }
   cfg.debug_dir = opts.debug_dir;
   cfg.retry = opts.retry;
@@ -269,7 +280,13 @@ Result<std::unique_ptr<PerflogHandlers>> PerflogHandlers::Create(const Json& log
   if (!ok) return fail(Status::Error("logging: level: expected a level name, got " + entry["level"].dump()));
   const Json list = entry.value("handlers_perflog", Json::array());
   if (!list.is_array()) return fail(Status::Error("logging: handlers_perflog: expected a list of handlers"));
-  bool multiline = entry.value("perflog_multiline", false) || entry.value("perflog_compat", false);
+  bool multiline = false;
+  for (const char* key : {"perflog_multiline", "perflog_compat"}) {
+    if (!entry.contains(key)) continue;
+    if (!entry[key].is_boolean())
+      return fail(Status::Error(std::string("logging: ") + key + ": expected true or false, got " + entry[key].dump()));
+    multiline |= entry[key].get<bool>();
+  }
   bool any_filelog = false;
   for (size_t i = 0; i < list.size(); ++i) {
     st = out->Add(list[i], i, opts, logger_level, multiline);

@@ -289,6 +289,21 @@ TEST(PerflogHandlers, BadSettingsAreErrorsNamingTheHandlerAndKey) {
   EXPECT_NE(CreateError(Json::array({{{"type", "httpjson"}, {"url", "http://elastic/idx"}}})).find("no port given"),
             std::string::npos);
   EXPECT_NE(CreateError(Json::array({{{"type", "httpjson"}}})).find("'url' is required"), std::string::npos);
+  // issue 16, item 5: wrongly typed values are messages, not exceptions.
+  auto typed = PerflogHandlers::Create(Json{{"perflog_multiline", "yes"}, {"handlers_perflog", Json::array()}}, {});
+  ASSERT_FALSE(typed.ok());
+  EXPECT_EQ(typed.status().str(), "logging: perflog_multiline: expected true or false, got \"yes\"");
+  std::string five = CreateError(Json::array({{{"type", 5}}}));
+  EXPECT_NE(five.find("handlers_perflog[0]"), std::string::npos) << five;
+  // issue 16, item 13: no header injection through extra_headers.
+  EXPECT_EQ(CreateError(Json::array({{{"type", "httpjson"}, {"url", "http://h:1/"},
+                                      {"extra_headers", {{"X-Token", "a\r\nX-Admin: yes"}}}}})),
+            "logging: handlers_perflog[0] (httpjson): extra_headers: 'X-Token': a header value must not contain a "
+            "line break (CR or LF) or NUL");
+  EXPECT_NE(CreateError(Json::array({{{"type", "httpjson"}, {"url", "http://h:1/"},
+                                      {"extra_headers", {{"Bad Name", "x"}}}}}))
+                .find("a header name is letters"),
+            std::string::npos);
   EXPECT_NE(CreateError(Json::array({{{"type", "filelog"}, {"prefix", "p"}},
                                      {{"type", "httpjson"}, {"url", "http://h:1/"}, {"extra", 1}}}))
                 .find("handlers_perflog[1] (httpjson): unknown key 'extra', did you mean 'extras'?"),

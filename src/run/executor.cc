@@ -196,6 +196,14 @@ Status Executor::Prepare() {
       // A launcher that cannot work is one error before anything runs.
       auto launcher = MakeLauncher(p->launcher, {}, *backend);
       if (!launcher.ok()) return launcher.status().Prefixed(where);
+      // So are module mappings that do not parse.
+      nlohmann::json general = session_.config.SectionFor("general", session_.system_name, p->name);
+      std::vector<std::string> lines;
+      auto mm = general.find("module_mappings");
+      if (mm != general.end() && mm->is_array())
+        for (const auto& m : *mm) lines.push_back(m.is_string() ? m.get<std::string>() : m.dump());
+      auto mappings = ParseModuleMappings(lines);
+      if (!mappings.ok()) return mappings.status().Prefixed("general: module_mappings");
     }
   }
   if (opts_.dry_run) return Status::OK();  // offline: no scheduler command, no API server
@@ -721,8 +729,9 @@ Result<std::vector<std::string>> Executor::EnvironLines(const Task& t, const Env
   levels.push_back(std::move(test));
   nlohmann::json general = session_.config.SectionFor("general", sys.name, t.part->name);
   std::vector<std::string> lines;
-  for (const auto& m : general.value("module_mappings", nlohmann::json::array()))
-    lines.push_back(m.is_string() ? m.get<std::string>() : m.dump());
+  auto mm = general.find("module_mappings");  // a list of strings: checked at load
+  if (mm != general.end() && mm->is_array())
+    for (const auto& m : *mm) lines.push_back(m.is_string() ? m.get<std::string>() : m.dump());
   auto mappings = ParseModuleMappings(lines);
   if (!mappings.ok()) return mappings.status();
   return EnvironmentLines(sys.modules_system, levels, *mappings);

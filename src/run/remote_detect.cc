@@ -267,7 +267,7 @@ int DetectMissingTopologies(Session* session, const std::vector<std::string>& jo
   std::vector<Partition*> parts;
   for (auto& part : sys->partitions) {
     nlohmann::json general = config.SectionFor("general", sys->name, part.name);
-    if (!used.count(part.name) || HasConfiguredProcessor(part) || general.value("remote_detect", false) != true)
+    if (!used.count(part.name) || HasConfiguredProcessor(part) || !(general.contains("remote_detect") && general["remote_detect"] == true))
       continue;
     std::string file = TopologyFile(TopologyPrefix(general, ProcessEnv), sys->name, part.name);
     if (PathExists(file)) continue;  // the cache filled it in already

@@ -165,4 +165,17 @@ TEST(HostileE2E, AnUnwritableReportIsExit3AndLeavesNoTemporaryFile) {
   EXPECT_TRUE(e2e::Find(dir, "*.tmp.*").empty());
 }
 
+// issue 16, item 12: bad module mappings stop the run before any case
+// (exit 2), not as a failure of every case (exit 1).
+TEST(HostileE2E, BadModuleMappingsAreAConfigurationError) {
+  std::string dir = TempDir();
+  Write(dir + "/site.yaml", e2e::LocalSite("general:\n  - module_mappings: ['no colon here']\n"));
+  Write(dir + "/t.yaml", kTest);
+  Output o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--prefix", "out"}, dir, 60,
+                      {{"HETBENCH_STORE", dir + "/r.db"}});
+  EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("general: module_mappings"), std::string::npos) << o.err;
+  EXPECT_FALSE(e2e::Exists(dir + "/out/stage"));
+}
+
 }  // namespace

@@ -280,7 +280,7 @@ max_pending_time: 60s
 TEST_F(K8sTest, ApiServerRestartMidRun) {
   StartServer();
   WriteSite();
-  Write(dir_ + "/t.yaml", "name: survive\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 3; echo done'\"]\nsanity: [{exit_code: 0}]\n"
+  Write(dir_ + "/t.yaml", "name: survive\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 3; echo done'\"]\n"
                           "sanity: [{pattern: done}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "site:kube"}, dir_);
   ASSERT_TRUE(WaitFor([&] {
@@ -400,7 +400,7 @@ TEST_F(K8sTest, UnschedulableIsReportedAndBounded) {
 TEST_F(K8sTest, KueueEvictionRequeues) {
   StartServer();
   WriteSite("          queue_name: team-a\n");
-  Write(dir_ + "/t.yaml", "name: evicted\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 2; echo finished'\"]\nsanity: [{exit_code: 0}]\n"
+  Write(dir_ + "/t.yaml", "name: evicted\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 2; echo finished'\"]\n"
                           "sanity: [{pattern: finished}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "site:kube"}, dir_);
   std::string job;
@@ -453,7 +453,7 @@ systems:
 environments:
   - {name: builtin}
 )");
-  Write(dir + "/t.yaml", "name: live\nexecutable: echo\nexecutable_opts: ['value: 1.5']\nsanity: [{exit_code: 0}]\n"
+  Write(dir + "/t.yaml", "name: live\nexecutable: echo\nexecutable_opts: ['value: 1.5']\n"
                          "sanity: [{pattern: 'value: 1.5'}]\ntime_limit: 5m\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 600);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
