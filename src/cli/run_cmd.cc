@@ -152,6 +152,7 @@ int RunCommand(RunCommandOptions o) {
     if (o.session.test_paths.empty()) o.session.test_paths.assign(files.begin(), files.end());
   }
   o.exec.sched.kubeconfig = o.kubeconfig;
+  o.session.kubeconfig = o.kubeconfig;
   o.exec.sched.keep_failed_jobs = o.keep_failed_jobs;
   o.exec.sched.dry_run = o.exec.dry_run;
   auto opened = OpenSession(o.session);

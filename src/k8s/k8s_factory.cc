@@ -10,6 +10,8 @@
 #include "k8s/kube_client.h"
 #include "k8s/kubeconfig.h"
 #include "sched/scheduler_factory.h"
+#include "util/fs.h"
+#include "util/strings.h"
 
 namespace hb {
 
@@ -62,6 +64,29 @@ Result<std::string> K8sInstanceKey(const nlohmann::json& sched_options, const nl
   return load.kubeconfig_flag + "|" + load.context + "|" + (target.ok() ? target->server : "");
 }
 
+// At load: the test's block must apply, and a context it names must be in
+// the kubeconfig when a kubeconfig is present (none at all is fine here:
+// `list` and `--dry-run` work anywhere; `run` needs one, and checks the
+// partition's own context before anything runs).
+Status K8sCheckTestBlock(const nlohmann::json& sched_options, const nlohmann::json& backend_spec,
+                         const SchedulerFlags& flags) {
+  auto opts = OptionsFor(sched_options, backend_spec);
+  if (!opts.ok()) return opts.status();
+  if (!backend_spec.is_object() || !backend_spec.contains("context")) return Status::OK();
+  KubeLoadOptions load = LoadOptionsFor(*opts, flags);
+  bool present = false;
+  if (!load.kubeconfig_flag.empty()) {
+    present = PathExists(load.kubeconfig_flag);
+  } else if (!load.kubeconfig_env.empty()) {
+    for (const auto& f : Split(load.kubeconfig_env, ':')) present |= !f.empty() && PathExists(f);
+  } else {
+    present = !load.home.empty() && PathExists(load.home + "/.kube/config");
+  }
+  if (!present) return Status::OK();
+  auto target = LoadKubeTarget(load);
+  return target.ok() ? Status::OK() : target.status().Prefixed("Kubernetes");
+}
+
 SchedulerBackend K8sBackend() {
   SchedulerBackend b;
   b.name = "k8s";
@@ -75,6 +100,7 @@ SchedulerBackend K8sBackend() {
     return NodeSpawn{{}, "\"$HETBENCH_MASTER_ADDR\"", "", "\"$HETBENCH_RANK\""};
   };
   b.instance_key = K8sInstanceKey;
+  b.check_test_block = K8sCheckTestBlock;
   b.make = [](const nlohmann::json& so, const nlohmann::json& spec, const SchedulerFlags& flags) {
     return MakeK8sScheduler(so, spec, flags);
   };

@@ -81,6 +81,27 @@ TEST_F(K8sBackendTest, AContextTheKubeconfigLacksIsRefusedBeforeAnythingRuns) {
   EXPECT_NE(typo.status().message().find("did you mean 'namespace'"), std::string::npos) << typo.status().str();
 }
 
+// At load (list and run): a test's context must be in the kubeconfig when
+// there is one; without any kubeconfig nothing can be checked, and that is
+// fine offline.
+TEST_F(K8sBackendTest, TheLoadTimeCheckNeedsAKubeconfigOnlyWhenThereIsOne) {
+  const SchedulerBackend* b = *FindSchedulerBackend("k8s");
+  ASSERT_TRUE(b->check_test_block);
+  EXPECT_TRUE(b->check_test_block(Partition("gpu"), {{"context", "ipu"}}, {}).ok());
+  Status bad = b->check_test_block(Partition("gpu"), {{"context", "ipuu"}}, {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.str().find("context 'ipuu' not found"), std::string::npos) << bad.str();
+  json absent = {{"kubeconfig", tmp_ / "nosuch"}, {"context", "gpu"}};
+  EXPECT_TRUE(b->check_test_block(absent, {{"context", "ipuu"}}, {}).ok());
+  EXPECT_FALSE(b->check_test_block(Partition("gpu"), {{"namespce", "x"}}, {}).ok());
+  // The partition's own context is run's to check (with --kubeconfig).
+  EXPECT_TRUE(b->check_test_block(Partition("nosuch"), {{"namespace", "x"}}, {}).ok());
+  // --kubeconfig wins over the partition's file.
+  SchedulerFlags flag;
+  flag.kubeconfig = tmp_ / "nosuch";
+  EXPECT_TRUE(b->check_test_block(Partition("gpu"), {{"context", "ipuu"}}, flag).ok());
+}
+
 TEST_F(K8sBackendTest, DryRunWritesTheTestContextsNamespace) {
   SchedulerFlags f;
   f.dry_run = true;

@@ -15,6 +15,7 @@
 #include "model/bind.h"
 #include "results/main_log.h"
 #include "results/store.h"
+#include "sched/scheduler_factory.h"
 #include "util/log.h"
 #include "version.h"
 #include "util/fs.h"
@@ -266,6 +267,26 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
                              " by -t, " + std::to_string(sr.dropped_by_expr) + " by -E; " +
                              std::to_string(sr.selected) + " selected, " + std::to_string(session->cases.size()) +
                              " with their dependencies");
+  // Each test's backend block (its `k8s:`) against its partitions, offline,
+  // once per pair: a Kubernetes context the kubeconfig lacks is a load
+  // error with the test's place, in `list` as in `run`.
+  std::set<std::pair<std::string, std::string>> checked;
+  for (const auto& c : session->cases) {
+    const Partition* part = sys->FindPartition(c.partition);
+    if (!part || c.spec->k8s.is_null() || c.spec->k8s.empty()) continue;
+    if (!checked.emplace(part->name, c.spec->k8s.dump()).second) continue;
+    auto backend = FindSchedulerBackend(part->scheduler);
+    if (!backend.ok() || !(*backend)->check_test_block) continue;  // an unknown scheduler: Prepare says so
+    SchedulerFlags flags;
+    flags.kubeconfig = opts.kubeconfig;
+    Status st = (*backend)->check_test_block(part->sched_options, c.spec->k8s, flags);
+    if (!st.ok()) {
+      auto mark = c.spec->marks.find("k8s");
+      std::string msg = "test '" + c.spec->name + "' on partition '" + sys->name + ":" + part->name + "': " +
+                        (st.mark().known() ? st.str() : st.message());
+      return mark != c.spec->marks.end() ? Status::Error(mark->second, msg) : Status::Error(msg);
+    }
+  }
   if (session->cases.empty() && !opts.filter.empty() && !opts.allow_empty)
     return Status::Error("no test case matches the selection: " +
                          ExplainEmptySelection(session->suite, views, opts.filter, session->selection) +

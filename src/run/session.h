@@ -26,6 +26,7 @@ struct SessionOptions {
   std::string system;                   // --system sys[:part]
   std::vector<std::string> config_files;  // -C (after HETBENCH_CONFIG_FILES)
   std::string prefix;                   // --prefix; "" = the system's `prefix`, else "."
+  std::string kubeconfig;               // run's --kubeconfig, for the load-time check of tests' k8s blocks
   std::string hostname;                 // "" = this host's name
   std::vector<std::string> setvars;     // -S [TEST.]FIELD=VALUE (model/setvar.h)
   int verbosity = 0;                    // -v, repeatable: the main log on the terminal

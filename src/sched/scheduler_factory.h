@@ -46,6 +46,13 @@ struct SchedulerBackend {
   std::function<Result<std::string>(const nlohmann::json& sched_options, const nlohmann::json& backend_spec,
                                     const SchedulerFlags& flags)>
       instance_key;
+  // Checks a test's backend block against a partition's sched_options when
+  // the tests load (`list` too), offline: only what can be checked without
+  // the cluster (a Kubernetes context the test names must exist in the
+  // kubeconfig, when there is one). Null: nothing to check.
+  std::function<Status(const nlohmann::json& sched_options, const nlohmann::json& backend_spec,
+                       const SchedulerFlags& flags)>
+      check_test_block;
   // Makes an instance for the first job with a given key.
   std::function<Result<std::unique_ptr<Scheduler>>(const nlohmann::json& sched_options,
                                                    const nlohmann::json& backend_spec, const SchedulerFlags& flags)>

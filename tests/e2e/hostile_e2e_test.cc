@@ -178,4 +178,25 @@ TEST(HostileE2E, BadModuleMappingsAreAConfigurationError) {
   EXPECT_FALSE(e2e::Exists(dir + "/out/stage"));
 }
 
+// issue 15, item 3: a test's Kubernetes context is checked against the
+// kubeconfig when the tests load, so `list` reports it too.
+TEST(HostileE2E, ATestsUnknownKubernetesContextIsALoadError) {
+  std::string dir = TempDir();
+  Write(dir + "/kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n  - {name: c, cluster: {server: "
+                             "'https://k.invalid'}}\nusers:\n  - {name: u, user: {token: t}}\ncontexts:\n"
+                             "  - {name: gpu, context: {cluster: c, user: u}}\n");
+  Write(dir + "/site.yaml", "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n"
+                            "      - {name: kube, scheduler: kubernetes, launcher: local, environs: [e],\n"
+                            "         sched_options: {kubeconfig: " + dir + "/kubeconfig, context: gpu}}\n"
+                            "environments:\n  - {name: e}\n");
+  Write(dir + "/t.yaml", std::string(kTest) + "k8s: {context: ipu}\n");
+  Output o = Hetbench({"list", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60);
+  EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("t.yaml:6:1: test 't' on partition 's:kube': "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("context 'ipu' not found (contexts: gpu)"), std::string::npos) << o.err;
+  Write(dir + "/t.yaml", std::string(kTest) + "k8s: {context: gpu, namespace: team-b}\n");
+  o = Hetbench({"list", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+}
+
 }  // namespace
