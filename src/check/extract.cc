@@ -51,16 +51,6 @@ double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// The value a numeric reduce computes over all matches.
-ExtractedValue Computed(const std::vector<ExtractedValue>& values, const std::string& reduce) {
-  std::vector<double> nums;
-  for (const auto& v : values) nums.push_back(*v.number);
-  double sum = 0;
-  for (double x : nums) sum += x;
-  double r = reduce == "sum" ? sum : reduce == "mean" ? sum / nums.size() : Median(nums);
-  return {FormatComputed(r), r};
-}
-
 bool Less(const ExtractedValue& a, const ExtractedValue& b) {
   if (a.number && b.number) return *a.number < *b.number;
   return a.text < b.text;
@@ -91,21 +81,27 @@ int Compare(const ExtractedValue& lhs, const std::string& rhs) {
 
 }  // namespace
 
-Result<const std::string*> OutputFiles::Read(const std::string& in) {
+Result<std::string> OutputFiles::Resolve(const std::string& in) const {
   std::string path;
   if (in == "stdout") path = in_.stdout_path;
   else if (in == "stderr") path = in_.stderr_path;
   else path = JoinPath(in_.stagedir, in);
-  auto it = cache_.find(path);
-  if (it != cache_.end()) return &it->second;
   if (!PathExists(path)) {
     if (in == "stdout" || in == "stderr") return Status::Error(in + " file '" + path + "' not found");
     if (!in.empty() && in[0] == '/') return Status::Error("file '" + in + "' not found");
     return Status::Error("file '" + in + "' not found in the stage directory");
   }
-  Result<std::string> content = ReadFile(path);
-  if (!content.ok()) return content.status();
-  return &cache_.emplace(path, std::move(content).value()).first->second;
+  return path;
+}
+
+Status OutputFiles::Scan(const std::string& in, const Regex& re, const Regex::ScanVisitor& visit) const {
+  Result<std::string> path = Resolve(in);
+  if (!path.ok()) return path.status();
+  auto source = FileScanSource::Open(*path);
+  if (!source.ok()) return source.status();
+  Regex::ScanOptions opts;
+  opts.interrupted = in_.interrupted;
+  return re.Scan(**source, opts, visit);
 }
 
 bool IsValueType(const std::string& t) { return t == "str" || t == "int" || t == "float"; }
@@ -150,36 +146,75 @@ Result<ExtractedValue> ConvertValue(const std::string& text, const std::string& 
   return ExtractedValue{Trim(text), n};
 }
 
-Result<ExtractedValue> ReduceValues(const std::vector<ExtractedValue>& values, const std::string& reduce) {
-  if (values.empty()) return Status::Error("nothing to reduce");
-  if (reduce == "first") return values.front();
-  if (reduce == "last") return values.back();
-  if (reduce == "min") return *std::min_element(values.begin(), values.end(), Less);
-  if (reduce == "max") return *std::max_element(values.begin(), values.end(), Less);
-  if (!IsReduce(reduce)) return Status::Error("unknown reduce '" + reduce + "'");
-  for (const auto& v : values) {
-    if (!v.number) return Status::Error("reduce '" + reduce + "' needs type int or float");
-  }
-  if (values.size() == 1) return values.front();
-  return Computed(values, reduce);
+Status ValueReducer::Add(const std::string& text) {
+  Result<ExtractedValue> v = ConvertValue(text, type_);
+  if (!v.ok()) return v.status();
+  return Add(std::move(v).value());
 }
 
-Result<ExtractedValue> ReduceGroup(const Regex& re, const std::vector<RegexMatch>& matches,
-                                   const std::string& group, const std::string& type,
-                                   const std::string& reduce) {
-  Result<int> index = re.ResolveGroup(group);
-  if (!index.ok()) return index.status();
-  std::vector<ExtractedValue> values;
-  for (const auto& m : matches) {
-    const std::optional<std::string>& text = m.groups[*index];
-    if (!text) {
-      return Status::Error("group " + group + " of '" + re.pattern() + "' did not take part in a match");
-    }
-    Result<ExtractedValue> v = ConvertValue(*text, type);
-    if (!v.ok()) return v.status();
-    values.push_back(std::move(v).value());
+Status ValueReducer::Add(ExtractedValue v) {
+  bool numeric = reduce_ == "mean" || reduce_ == "median" || reduce_ == "sum";
+  if (!IsReduce(reduce_)) return Status::Error("unknown reduce '" + reduce_ + "'");
+  if (numeric && !v.number) return Status::Error("reduce '" + reduce_ + "' needs type int or float");
+  if (numeric) {
+    sum_ += *v.number;
+    if (reduce_ == "median") all_.push_back(*v.number);
   }
-  return ReduceValues(values, reduce);
+  bool keep = count_ == 0 || reduce_ == "last" || (reduce_ == "min" && Less(v, kept_)) ||
+              (reduce_ == "max" && Less(kept_, v));
+  if (keep) kept_ = std::move(v);
+  ++count_;
+  return Status::OK();
+}
+
+Result<ExtractedValue> ValueReducer::Value() const {
+  if (count_ == 0) return Status::Error("nothing to reduce");
+  if (count_ == 1 || (reduce_ != "mean" && reduce_ != "median" && reduce_ != "sum")) return kept_;
+  double r = reduce_ == "sum" ? sum_ : reduce_ == "mean" ? sum_ / count_ : Median(all_);
+  return ExtractedValue{FormatComputed(r), r};
+}
+
+Result<ExtractedValue> ReduceValues(const std::vector<ExtractedValue>& values, const std::string& reduce) {
+  ValueReducer r("str", reduce);
+  for (const auto& v : values) {
+    Status st = r.Add(v);
+    if (!st.ok()) return st;
+  }
+  return r.Value();
+}
+
+Result<PatternScan> ScanPattern(const OutputFiles& files, const std::string& in, const Regex& re,
+                                const PatternQuery& q) {
+  int index = 0;
+  if (q.group) {
+    Result<int> g = re.ResolveGroup(*q.group);
+    if (!g.ok()) return g.status();
+    index = *g;
+  }
+  ValueReducer reducer(q.type, q.reduce);
+  PatternScan out;
+  Status failed;
+  Status st = files.Scan(in, re, [&](const RegexMatch& m, const Regex::MatchPlace&) {
+    ++out.count;
+    if (q.group && !reducer.done()) {
+      const std::optional<std::string>& text = m.groups[index];
+      if (!text) {
+        failed = Status::Error("group " + *q.group + " of '" + re.pattern() + "' did not take part in a match");
+        return false;
+      }
+      failed = reducer.Add(*text);
+      if (!failed.ok()) return false;
+    }
+    return q.count_all || !(q.group ? reducer.done() : true);
+  });
+  if (!st.ok()) return st;
+  if (!failed.ok()) return failed;
+  if (q.group && reducer.count() > 0) {
+    Result<ExtractedValue> v = reducer.Value();
+    if (!v.ok()) return v.status();
+    out.value = std::move(v).value();
+  }
+  return out;
 }
 
 std::string DescribeGroup(const std::string& pattern, const std::string& group,

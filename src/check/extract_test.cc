@@ -74,21 +74,38 @@ TEST(Extract, ComparisonsAreNumericWhenBothSidesAreNumbers) {
   EXPECT_TRUE(CheckComparisons(nan, {{"ne", "0"}}, "x").ok());
 }
 
-TEST(Extract, OutputFilesReadEachFileOnce) {
+TEST(Extract, OutputFilesResolveAndStream) {
   TempDir dir;
-  std::string out = dir.Write("job.out", "hello\n");
+  std::string out = dir.Write("job.out", "hello\nworld\n");
   OutputFiles files({dir.path(), out, dir.path() + "/job.err", 0});
-  const std::string* first = *files.Read("stdout");
-  EXPECT_EQ(*first, "hello\n");
-  dir.Write("job.out", "changed\n");
-  EXPECT_EQ(*files.Read("stdout"), first);  // cached, not read again
-  EXPECT_EQ(**files.Read("stdout"), "hello\n");
-  EXPECT_EQ(files.Read("stderr").status().message(), "stderr file '" + dir.path() + "/job.err' not found");
-  EXPECT_EQ(files.Read("out.txt").status().message(), "file 'out.txt' not found in the stage directory");
-  EXPECT_EQ(files.Read("/nonexistent/x").status().message(), "file '/nonexistent/x' not found");
+  EXPECT_EQ(*files.Resolve("stdout"), out);
+  Regex re = std::move(Regex::Compile("^(\\w+)$")).value();
+  std::vector<std::string> seen;
+  ASSERT_TRUE(files.Scan("stdout", re, [&](const RegexMatch& m, const Regex::MatchPlace& at) {
+    seen.push_back(*m.groups[1] + "@" + std::to_string(at.Line()));
+    return true;
+  }).ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"hello@1", "world@2"}));
+  EXPECT_EQ(files.Resolve("stderr").status().message(), "stderr file '" + dir.path() + "/job.err' not found");
+  EXPECT_EQ(files.Resolve("out.txt").status().message(), "file 'out.txt' not found in the stage directory");
+  EXPECT_EQ(files.Resolve("/nonexistent/x").status().message(), "file '/nonexistent/x' not found");
   dir.Write("sub/r.txt", "r");
-  EXPECT_EQ(**files.Read("sub/r.txt"), "r");
-  EXPECT_EQ(**files.Read(dir.path() + "/sub/r.txt"), "r");
+  EXPECT_EQ(*files.Resolve("sub/r.txt"), dir.path() + "/sub/r.txt");
+  EXPECT_EQ(*files.Resolve(dir.path() + "/sub/r.txt"), dir.path() + "/sub/r.txt");
+}
+
+// The streaming reducer gives what reducing the whole list gives.
+TEST(Extract, ValueReducerMatchesWholeListReduce) {
+  for (std::string reduce : {"first", "last", "min", "max", "mean", "median", "sum"}) {
+    ValueReducer r("float", reduce);
+    for (const char* t : {"3", "1.5", "7", "1.5", "2"}) ASSERT_TRUE(r.Add(std::string(t)).ok());
+    std::string want = reduce == "first" ? "3" : reduce == "last" ? "2" : reduce == "min" ? "1.5"
+                     : reduce == "max" ? "7" : reduce == "mean" ? "3" : reduce == "median" ? "2" : "15";
+    EXPECT_EQ(r.Value()->text, want) << reduce;
+  }
+  ValueReducer words("str", "mean");
+  EXPECT_EQ(words.Add(std::string("x")).message(), "reduce 'mean' needs type int or float");
+  EXPECT_EQ(ValueReducer("int", "max").Value().status().message(), "nothing to reduce");
 }
 
 }  // namespace

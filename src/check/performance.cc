@@ -7,21 +7,20 @@ namespace hb {
 namespace {
 
 Result<double> Extract(const PerfSpec& spec, OutputFiles& files) {
-  Result<const std::string*> text = files.Read(spec.in);
-  if (!text.ok()) return text.status();
   Result<Regex> re = Regex::Compile(spec.pattern);
   if (!re.ok()) return re.status();
-  auto all = re->FindAll(**text);
-  if (!all.ok()) return all.status();
-  const std::vector<RegexMatch>& matches = *all;
-  if (matches.empty()) return Status::Error("pattern '" + spec.pattern + "' not found in " + spec.in);
-  Result<ExtractedValue> v = ReduceGroup(*re, matches, spec.group, spec.type, spec.reduce);
-  if (!v.ok()) return v.status();
-  if (!v->number) return Status::Error("type must be int or float, got '" + spec.type + "'");
-  Status st = CheckComparisons(*v, spec.value_checks,
-                               DescribeGroup(spec.pattern, spec.group, spec.reduce, spec.in));
+  PatternQuery q;
+  q.group = spec.group;
+  q.type = spec.type;
+  q.reduce = spec.reduce;
+  Result<PatternScan> found = ScanPattern(files, spec.in, *re, q);
+  if (!found.ok()) return found.status();
+  if (found->count == 0) return Status::Error("pattern '" + spec.pattern + "' not found in " + spec.in);
+  const ExtractedValue& v = *found->value;
+  if (!v.number) return Status::Error("type must be int or float, got '" + spec.type + "'");
+  Status st = CheckComparisons(v, spec.value_checks, DescribeGroup(spec.pattern, spec.group, spec.reduce, spec.in));
   if (!st.ok()) return st;
-  return *v->number;
+  return *v.number;
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ struct PerfValue {
 Result<double> ExtractPerf(const PerfSpec& spec, const CheckInput& in);
 Result<double> ExtractPerf(const PerfSpec& spec, OutputFiles& files);
 
-// All variables in order, reading each file once; stops at the first error.
+// All variables in order, each streaming its file once; stops at the first error.
 Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& specs,
                                                   const CheckInput& in);
 Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& specs,

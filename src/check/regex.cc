@@ -3,8 +3,15 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <memory>
 
 namespace hb {
@@ -73,19 +80,6 @@ struct MatchDataFree {
   void operator()(pcre2_match_data* m) const { pcre2_match_data_free(m); }
 };
 
-RegexMatch ToMatch(std::string_view subject, pcre2_match_data* md, int rc) {
-  PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
-  uint32_t pairs = pcre2_get_ovector_count(md);
-  RegexMatch m;
-  m.offset = ov[0];
-  m.groups.resize(pairs);
-  for (uint32_t g = 0; g < pairs && static_cast<int>(g) < rc; ++g) {
-    if (ov[2 * g] == PCRE2_UNSET) continue;
-    m.groups[g] = std::string(subject.substr(ov[2 * g], ov[2 * g + 1] - ov[2 * g]));
-  }
-  return m;
-}
-
 }  // namespace
 
 Result<Regex> Regex::Compile(const std::string& pattern) {
@@ -103,7 +97,7 @@ Result<Regex> Regex::Compile(const std::string& pattern) {
                          std::to_string(at));
   }
   // JIT is an optimisation only: without it pcre2_match interprets.
-  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD);
   return Regex(pattern, code);
 }
 
@@ -161,45 +155,213 @@ struct MatchContextFree {
 void Regex::SetMatchLimit(uint32_t limit) { g_match_limit = limit > 0 ? limit : kDefaultMatchLimit; }
 uint32_t Regex::match_limit() { return g_match_limit; }
 
+namespace {
+
+constexpr char kInterrupted[] = "interrupted while searching the output";
+constexpr size_t kReadBlock = size_t{1} << 20;
+// Segment sizes: start small so that a slow pattern is noticed within one
+// short segment, grow while segments are quick.
+constexpr size_t kFirstSegment = 4096;
+constexpr size_t kMaxSegment = size_t{1} << 20;
+constexpr double kSlowSegmentS = 0.05;
+constexpr double kQuickSegmentS = 0.01;
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The text Scan holds: bytes [base, base + data.size()) of the whole text,
+// and how many newlines come before a position (for Line()).
+struct ScanBuffer : Regex::MatchPlace {
+  std::string data;
+  uint64_t base = 0;
+  bool eof = false;
+  uint64_t lines_before_base = 0;  // newlines in the text before `base`
+  size_t counted = 0;              // data[0, counted) is in counted_lines
+  uint64_t counted_lines = 0;      // newlines in data[0, counted)
+  size_t match_at = 0;             // the visited match's start, in data
+
+  Status Fill(Regex::ScanSource& src, size_t want) {
+    while (!eof && data.size() < want) {
+      size_t old = data.size();
+      data.resize(old + kReadBlock);
+      Result<size_t> n = src.Read(&data[old], kReadBlock);
+      data.resize(old + (n.ok() ? *n : 0));
+      if (!n.ok()) return n.status();
+      if (*n == 0) eof = true;
+    }
+    return Status::OK();
+  }
+  // Forgets data[0, n).
+  void Drop(size_t n) {
+    CountTo(n);
+    lines_before_base += counted_lines;
+    counted_lines = 0;
+    counted -= n;
+    data.erase(0, n);
+    base += n;
+  }
+  void CountTo(size_t pos) {
+    if (pos <= counted) return;
+    counted_lines += std::count(data.begin() + counted, data.begin() + pos, '\n');
+    counted = pos;
+  }
+  uint64_t Line() const override {
+    auto* self = const_cast<ScanBuffer*>(this);
+    self->CountTo(match_at);
+    return lines_before_base + counted_lines + 1;
+  }
+  std::string LineText(size_t max_bytes) const override {
+    size_t begin = match_at == 0 ? std::string::npos : data.rfind('\n', match_at - 1);
+    begin = begin == std::string::npos ? 0 : begin + 1;
+    size_t end = data.find('\n', match_at);
+    std::string line = data.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() > max_bytes) line = line.substr(0, max_bytes) + "...";
+    return line;
+  }
+};
+
+void SetMatch(const ScanBuffer& buf, pcre2_match_data* md, int rc, RegexMatch& m) {
+  PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+  uint32_t pairs = pcre2_get_ovector_count(md);
+  m.offset = buf.base + ov[0];
+  m.groups.resize(pairs);
+  for (uint32_t g = 0; g < pairs; ++g) {
+    if (static_cast<int>(g) >= rc || ov[2 * g] == PCRE2_UNSET) {
+      m.groups[g].reset();
+    } else {
+      m.groups[g].emplace(buf.data, ov[2 * g], ov[2 * g + 1] - ov[2 * g]);
+    }
+  }
+}
+
+// The end of the next segment: just past the first newline at or after
+// `min_end` (a whole line), or everything read when the line goes on.
+size_t SegmentEnd(const ScanBuffer& buf, size_t min_end) {
+  if (min_end >= buf.data.size()) return buf.data.size();
+  size_t nl = buf.data.find('\n', min_end - 1);
+  return nl == std::string::npos ? buf.data.size() : nl + 1;
+}
+
+}  // namespace
+
+bool Regex::ScanInterrupted(const Status& st) { return !st.ok() && st.message() == kInterrupted; }
+
 // Iterates like pcre2demo.c (and Python's finditer): after an empty match,
 // first try a non-empty match at the same place, then move on one byte.
-template <typename Visit>
-Status Regex::ForEachMatch(std::string_view subject, Visit visit) const {
+// Each segment but the last is searched with PCRE2_PARTIAL_HARD: a match
+// that reaches the segment's end comes back partial, and is tried again
+// from its start once the next segment is appended.
+Status Regex::Scan(ScanSource& source, const ScanOptions& opt, const ScanVisitor& visit) const {
   std::unique_ptr<pcre2_match_data, MatchDataFree> md(
       pcre2_match_data_create_from_pattern(code_, nullptr));
   std::unique_ptr<pcre2_match_context, MatchContextFree> mc(pcre2_match_context_create(nullptr));
   if (!md || !mc) return Status::Error("regex '" + pattern_ + "': out of memory");
   pcre2_set_match_limit(mc.get(), g_match_limit);
   pcre2_set_depth_limit(mc.get(), g_match_limit);
-  auto subj = reinterpret_cast<PCRE2_SPTR>(subject.data());
-  PCRE2_SIZE start = 0;
-  uint32_t options = 0;
-  while (start <= subject.size()) {
-    int rc = pcre2_match(code_, subj, subject.size(), start, options, md.get(), mc.get());
-    if (rc == PCRE2_ERROR_NOMATCH && options != 0) {
-      options = 0;  // no non-empty match here: step over one byte
-      if (++start > subject.size()) return Status::OK();
-      continue;
+  uint32_t lookbehind = 0;
+  pcre2_pattern_info(code_, PCRE2_INFO_MAXLOOKBEHIND, &lookbehind);
+  // Kept before the search position: the lookbehind, and at least one byte
+  // so that ^ and \b see the byte before and \A cannot match mid-text.
+  const size_t keep = std::max<size_t>(lookbehind, 1);
+
+  ScanBuffer buf;
+  RegexMatch m;
+  size_t start = 0;      // where the next pcre2_match starts, in buf.data
+  uint32_t retry = 0;    // empty-match retry flags for that call
+  size_t seg_end = 0;    // the end of the segment searched last
+  size_t target = kFirstSegment;
+  bool grow = false;     // a partial match needs a longer segment
+  while (true) {
+    if (opt.interrupted && opt.interrupted()) return Status::Error(kInterrupted);
+    // Forget what no match can need any more.
+    if (start > keep + kReadBlock) buf.Drop(start - keep), seg_end -= start - keep, start = keep;
+    size_t min_end = std::max(start + target, grow ? seg_end + target : size_t{0});
+    Status st = buf.Fill(source, min_end);
+    if (!st.ok()) return st;
+    seg_end = SegmentEnd(buf, min_end);
+    if (start > seg_end) return Status::OK();  // stepped past the end
+    const bool final = buf.eof && seg_end == buf.data.size();
+    const uint32_t partial = final ? 0 : PCRE2_PARTIAL_HARD;
+    grow = false;
+    auto t0 = std::chrono::steady_clock::now();
+    auto subj = reinterpret_cast<PCRE2_SPTR>(buf.data.data());
+    while (start <= seg_end) {
+      int rc = pcre2_match(code_, subj, seg_end, start, retry | partial, md.get(), mc.get());
+      PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
+      if (rc == PCRE2_ERROR_PARTIAL) {
+        if (seg_end - ov[0] > opt.max_match_span)
+          return Status::Error("regex too long a match: '" + pattern_ + "' would match more than " +
+                               std::to_string(opt.max_match_span >> 20) + " MiB of the output from byte " +
+                               std::to_string(buf.base + ov[0]) +
+                               " (a pattern such as (?s).* runs to the end of the file); make the pattern stop "
+                               "at the end of a line");
+        start = ov[0];
+        grow = true;
+        break;
+      }
+      if (rc == PCRE2_ERROR_NOMATCH && retry != 0) {
+        retry = 0;  // no non-empty match here: step over one byte
+        ++start;
+        continue;
+      }
+      if (rc == PCRE2_ERROR_NOMATCH) {
+        if (final) return Status::OK();
+        start = seg_end;
+        break;
+      }
+      if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
+        return Status::Error("regex too expensive: '" + pattern_ + "' gave up searching from byte " +
+                             std::to_string(buf.base + start) + " of the output (" + ErrorText(rc) +
+                             "; general: regex_match_limit is " + std::to_string(g_match_limit) +
+                             "); simplify the pattern (nested quantifiers such as "
+                             "(a+)+ backtrack exponentially) or raise the limit");
+      if (rc < 0) return Status::Error("regex '" + pattern_ + "' failed on the output: " + ErrorText(rc));
+      SetMatch(buf, md.get(), rc, m);
+      buf.match_at = ov[0];
+      if (!visit(m, buf)) return Status::OK();
+      retry = ov[0] == ov[1] ? (PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED) : 0;
+      start = ov[1];
     }
-    if (rc == PCRE2_ERROR_NOMATCH) return Status::OK();
-    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT || rc == PCRE2_ERROR_HEAPLIMIT)
-      return Status::Error("regex too expensive: '" + pattern_ + "' gave up searching from byte " + std::to_string(start) +
-                           " of the output (" + ErrorText(rc) + "; general: regex_match_limit is " +
-                           std::to_string(g_match_limit) + "); simplify the pattern (nested quantifiers such as "
-                           "(a+)+ backtrack exponentially) or raise the limit");
-    if (rc < 0) return Status::Error("regex '" + pattern_ + "' failed on the output: " + ErrorText(rc));
-    if (!visit(ToMatch(subject, md.get(), rc))) return Status::OK();
-    PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md.get());
-    start = ov[1];
-    options = ov[0] == ov[1] ? (PCRE2_NOTEMPTY_ATSTART | PCRE2_ANCHORED) : 0;
+    if (final && start > seg_end) return Status::OK();
+    double took = SecondsSince(t0);
+    if (took > kSlowSegmentS) target = std::max<size_t>(target / 8, 1);
+    else if (took < kQuickSegmentS) target = std::min(target * 2, kMaxSegment);
   }
-  return Status::OK();
+}
+
+Result<size_t> StringScanSource::Read(char* dst, size_t n) {
+  size_t k = std::min(n, text_.size() - pos_);
+  std::memcpy(dst, text_.data() + pos_, k);
+  pos_ += k;
+  return k;
+}
+
+Result<std::unique_ptr<FileScanSource>> FileScanSource::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::Error("cannot read '" + path + "': " + std::strerror(errno));
+  posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  return std::unique_ptr<FileScanSource>(new FileScanSource(path, fd));
+}
+
+FileScanSource::~FileScanSource() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<size_t> FileScanSource::Read(char* dst, size_t n) {
+  while (true) {
+    ssize_t k = ::read(fd_, dst, n);
+    if (k >= 0) return static_cast<size_t>(k);
+    if (errno != EINTR) return Status::Error("cannot read '" + path_ + "': " + std::strerror(errno));
+  }
 }
 
 Result<std::vector<RegexMatch>> Regex::FindAll(std::string_view subject) const {
   std::vector<RegexMatch> out;
-  Status st = ForEachMatch(subject, [&out](RegexMatch m) {
-    out.push_back(std::move(m));
+  StringScanSource src(subject);
+  Status st = Scan(src, {}, [&out](const RegexMatch& m, const MatchPlace&) {
+    out.push_back(m);
     return true;
   });
   if (!st.ok()) return st;
@@ -208,8 +370,9 @@ Result<std::vector<RegexMatch>> Regex::FindAll(std::string_view subject) const {
 
 Result<std::optional<RegexMatch>> Regex::FindFirst(std::string_view subject) const {
   std::optional<RegexMatch> out;
-  Status st = ForEachMatch(subject, [&out](RegexMatch m) {
-    out = std::move(m);
+  StringScanSource src(subject);
+  Status st = Scan(src, {}, [&out](const RegexMatch& m, const MatchPlace&) {
+    out = m;
     return false;
   });
   if (!st.ok()) return st;

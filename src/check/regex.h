@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,6 +60,28 @@ class Regex {
   // The first match, if any (errors as FindAll).
   Result<std::optional<RegexMatch>> FindFirst(std::string_view subject) const;
 
+  // Streams `source` through the pattern and calls `visit` for each match,
+  // left to right, with the same matches FindAll finds in the whole text,
+  // until `visit` returns false. Memory stays bounded whatever the size of
+  // the text: it is searched in segments of whole lines with PCRE2's
+  // multi-segment partial matching (pcre2partial(3)), keeping only the
+  // bytes a match in progress and the pattern's lookbehind need. A single
+  // match may span at most ScanOptions::max_match_span bytes; a longer one
+  // is an error that says so, not a silent "no match". Between segments
+  // (a few milliseconds of work each; segments shrink to one line when a
+  // pattern is slow) `options.interrupted` is asked, and a true answer ends
+  // the scan with an error ScanInterrupted() recognises.
+  struct ScanOptions {
+    std::function<bool()> interrupted;
+    size_t max_match_span = kDefaultMaxMatchSpan;
+  };
+  static constexpr size_t kDefaultMaxMatchSpan = size_t{64} << 20;
+  class ScanSource;
+  class MatchPlace;
+  using ScanVisitor = std::function<bool(const RegexMatch& match, const MatchPlace& place)>;
+  Status Scan(ScanSource& source, const ScanOptions& options, const ScanVisitor& visit) const;
+  static bool ScanInterrupted(const Status& st);
+
   // The most backtracking steps one match attempt may take (PCRE2's match
   // limit; also bounds its depth). Set once at start-up from
   // `general: regex_match_limit` (docs/limits.md).
@@ -67,12 +91,54 @@ class Regex {
 
  private:
   Regex(std::string pattern, pcre2_real_code_8* code) : pattern_(std::move(pattern)), code_(code) {}
-  // Visits matches until `visit` returns false.
-  template <typename Visit>
-  Status ForEachMatch(std::string_view subject, Visit visit) const;
 
   std::string pattern_;
   pcre2_real_code_8* code_ = nullptr;
+};
+
+// What Regex::Scan reads: Read() fills up to n bytes and returns how many,
+// 0 at the end of the text.
+class Regex::ScanSource {
+ public:
+  virtual ~ScanSource() = default;
+  virtual Result<size_t> Read(char* dst, size_t n) = 0;
+};
+
+// A text in memory.
+class StringScanSource : public Regex::ScanSource {
+ public:
+  explicit StringScanSource(std::string_view text) : text_(text) {}
+  Result<size_t> Read(char* dst, size_t n) override;
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+// A file, read in blocks from the start (never loaded whole). Errors name
+// the file: "cannot read 'out.txt': Permission denied".
+class FileScanSource : public Regex::ScanSource {
+ public:
+  static Result<std::unique_ptr<FileScanSource>> Open(const std::string& path);
+  ~FileScanSource() override;
+  Result<size_t> Read(char* dst, size_t n) override;
+
+ private:
+  FileScanSource(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::string path_;
+  int fd_ = -1;
+};
+
+// Where a match Scan found lies, for messages; valid only during the
+// visit. Line() is the 1-based number of the line the match starts on;
+// LineText() that line without its newline, cut at max_bytes ("...").
+class Regex::MatchPlace {
+ public:
+  virtual uint64_t Line() const = 0;
+  virtual std::string LineText(size_t max_bytes) const = 0;
+
+ protected:
+  ~MatchPlace() = default;
 };
 
 }  // namespace hb

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace hb {
 namespace {
 
@@ -104,6 +106,146 @@ TEST(Regex, MatchLimitIsAnErrorNotNoMatch) {
   EXPECT_FALSE(first.ok());
   // Within the limit, the true answer.
   EXPECT_EQ(Whole(re, "aaaa\nb\naaaa\n").size(), 2u);
+}
+
+// A source that hands out at most `block` bytes per Read, like a pipe or
+// a file read in small pieces, so that segments end in odd places.
+class TrickleSource : public Regex::ScanSource {
+ public:
+  TrickleSource(std::string text, size_t block) : text_(std::move(text)), block_(block) {}
+  Result<size_t> Read(char* dst, size_t n) override {
+    size_t k = std::min({n, block_, text_.size() - pos_});
+    std::copy_n(text_.data() + pos_, k, dst);
+    pos_ += k;
+    return k;
+  }
+
+ private:
+  std::string text_;
+  size_t block_;
+  size_t pos_ = 0;
+};
+
+struct Found {
+  std::vector<std::string> texts;
+  std::vector<size_t> offsets;
+  std::vector<uint64_t> lines;
+};
+
+Found ScanAll(const Regex& re, const std::string& text, size_t block, Regex::ScanOptions opts = {}) {
+  TrickleSource src(text, block);
+  Found f;
+  Status st = re.Scan(src, opts, [&](const RegexMatch& m, const Regex::MatchPlace& at) {
+    f.texts.push_back(*m.groups[0]);
+    f.offsets.push_back(m.offset);
+    f.lines.push_back(at.Line());
+    return true;
+  });
+  EXPECT_TRUE(st.ok()) << st.str();
+  return f;
+}
+
+// 200000 numbered lines: about 3.4 MB, many segments of the scan.
+std::string NumberedLines(int n) {
+  std::string text;
+  for (int i = 0; i < n; ++i) text += "item " + std::to_string(i) + " value " + std::to_string(i % 97) + "\n";
+  return text;
+}
+
+TEST(RegexScan, EveryLineOfALargeTextIsMatchedOnceWithItsLineNumber) {
+  std::string text = NumberedLines(200000);
+  Regex re = MustCompile("^item (\\d+) value (\\d+)$");
+  for (size_t block : {size_t{1} << 20, size_t{4093}, size_t{7}}) {
+    Found f = ScanAll(re, text, block);
+    ASSERT_EQ(f.texts.size(), 200000u) << block;
+    for (size_t i = 0; i < f.texts.size(); i += 9973) {
+      EXPECT_EQ(f.texts[i], "item " + std::to_string(i) + " value " + std::to_string(i % 97));
+      EXPECT_EQ(f.lines[i], i + 1);
+      EXPECT_EQ(text.compare(f.offsets[i], f.texts[i].size(), f.texts[i]), 0);
+    }
+  }
+}
+
+// Matches that run over a segment's end are found whole: a pattern over
+// two lines, a number 3 MB long, `$` and `\b` at the end of a piece.
+TEST(RegexScan, MatchesAcrossSegmentEndsAreFoundWhole) {
+  std::string text = NumberedLines(100000);
+  // Line 77604 is "item 77603 value 3" (77603 % 97 == 3).
+  Found two = ScanAll(MustCompile("value 3\nitem 77604 "), text, 4093);
+  ASSERT_EQ(two.texts.size(), 1u);
+  EXPECT_EQ(two.lines[0], 77604u);
+  std::string digits(3 << 20, '7');
+  std::string big = text + "x" + digits + "y\n" + text;
+  Found num = ScanAll(MustCompile("x(\\d+)y$"), big, 65536);
+  ASSERT_EQ(num.texts.size(), 1u);
+  EXPECT_EQ(num.texts[0].size(), digits.size() + 2);
+  EXPECT_EQ(num.offsets[0], text.size());
+  // A word cut by a piece's end is not a word boundary.
+  std::string words(5000, 'w');
+  words += "abc def\n";
+  for (size_t block : {size_t{1}, size_t{5001}, size_t{5002}, size_t{5003}})
+    EXPECT_EQ(ScanAll(MustCompile("\\b\\w+\\b"), words, block).texts,
+              (std::vector<std::string>{std::string(5000, 'w') + "abc", "def"}));
+}
+
+TEST(RegexScan, LookbehindAndStartOfTextSeeTheWholeText) {
+  std::string text = NumberedLines(50000);
+  Found lb = ScanAll(MustCompile("(?<=item 4999\\d value )\\d+"), text, 4096);
+  EXPECT_EQ(lb.texts.size(), 10u);
+  // \A is the start of the whole text, not of a segment.
+  std::string heads;
+  for (int i = 0; i < 100000; ++i) heads += "head\n";
+  EXPECT_EQ(ScanAll(MustCompile("\\Ahead"), heads, 4096).texts.size(), 1u);
+  EXPECT_EQ(ScanAll(MustCompile("^head$"), heads, 4096).texts.size(), 100000u);
+  // Empty matches step through the text like Python's finditer.
+  EXPECT_EQ(ScanAll(MustCompile("x*"), std::string(10000, '-'), 333).texts.size(), 10001u);
+}
+
+TEST(RegexScan, AMatchLongerThanTheSpanLimitIsAnError) {
+  std::string text = "BEGIN\n" + NumberedLines(300000) + "END\n";  // 6 MB
+  Regex re = MustCompile("(?s)BEGIN.*END");
+  Regex::ScanOptions opts;
+  opts.max_match_span = 1 << 20;
+  TrickleSource src(text, 1 << 20);
+  Status st = re.Scan(src, opts, [](const RegexMatch&, const Regex::MatchPlace&) { return true; });
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("would match more than 1 MiB of the output from byte 0"), std::string::npos) << st.str();
+  // Within the limit the match is found.
+  EXPECT_EQ(ScanAll(re, text, 1 << 20).texts.size(), 1u);
+}
+
+TEST(RegexScan, InterruptedIsAskedBetweenSegmentsAndStopsTheScan) {
+  std::string text = NumberedLines(200000);
+  int asked = 0;
+  Regex::ScanOptions opts;
+  opts.interrupted = [&asked] { return ++asked == 5; };
+  TrickleSource src(text, 1 << 20);
+  size_t matches = 0;
+  Status st = MustCompile("^item").Scan(src, opts, [&](const RegexMatch&, const Regex::MatchPlace&) {
+    ++matches;
+    return true;
+  });
+  EXPECT_TRUE(Regex::ScanInterrupted(st)) << st.str();
+  EXPECT_EQ(asked, 5);
+  EXPECT_GT(matches, 0u);
+  EXPECT_LT(matches, 200000u);
+}
+
+TEST(RegexScan, PlaceGivesTheLineOfTheMatch) {
+  std::string text = NumberedLines(30000) + "ERROR: disk full\r\n" + NumberedLines(10);
+  TrickleSource src(text, 4096);
+  std::string where;
+  ASSERT_TRUE(MustCompile("disk").Scan(src, {}, [&](const RegexMatch&, const Regex::MatchPlace& at) {
+    where = std::to_string(at.Line()) + ":" + at.LineText(120) + "|" + at.LineText(5);
+    return false;
+  }).ok());
+  EXPECT_EQ(where, "30001:ERROR: disk full|ERROR...");
+}
+
+TEST(RegexScan, FileSourceReadsAFileAndNamesItInErrors) {
+  auto missing = FileScanSource::Open("/nonexistent/out");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().message(), "cannot read '/nonexistent/out': No such file or directory");
 }
 
 }  // namespace

@@ -11,18 +11,6 @@ namespace {
 
 constexpr size_t kMaxLineShown = 120;
 
-// "line 12: \"ERROR: bad\"" for the line holding byte `offset` of `text`.
-std::string DescribeLine(const std::string& text, size_t offset) {
-  size_t line = 1 + std::count(text.begin(), text.begin() + offset, '\n');
-  size_t begin = text.rfind('\n', offset == 0 ? 0 : offset - 1);
-  begin = (begin == std::string::npos || offset == 0) ? 0 : begin + 1;
-  size_t end = text.find('\n', offset);
-  std::string content = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-  if (!content.empty() && content.back() == '\r') content.pop_back();
-  if (content.size() > kMaxLineShown) content = content.substr(0, kMaxLineShown) + "...";
-  return "line " + std::to_string(line) + ": \"" + content + "\"";
-}
-
 std::string JoinCodes(const std::vector<int>& codes) {
   std::vector<std::string> parts;
   for (int c : codes) parts.push_back(std::to_string(c));
@@ -39,41 +27,43 @@ Status EvaluateExitCode(const SanitySpec& s, int exit_code) {
   return Status::Error("exit code " + std::to_string(exit_code) + " is not " + want);
 }
 
-Status EvaluateNotPattern(const SanitySpec& s, const Regex& re, const std::string& text) {
-  auto found = re.FindFirst(text);
-  if (!found.ok()) return found.status();
-  const std::optional<RegexMatch>& m = *found;
-  if (!m) return Status::OK();
-  return Status::Error("pattern '" + s.pattern + "' found in " + s.in + " (" +
-                       DescribeLine(text, m->offset) + ")");
+Status EvaluateNotPattern(const SanitySpec& s, const Regex& re, const OutputFiles& files) {
+  std::string where;
+  Status st = files.Scan(s.in, re, [&](const RegexMatch&, const Regex::MatchPlace& at) {
+    where = "line " + std::to_string(at.Line()) + ": \"" + at.LineText(kMaxLineShown) + "\"";
+    return false;
+  });
+  if (!st.ok()) return st;
+  if (where.empty()) return Status::OK();
+  return Status::Error("pattern '" + s.pattern + "' found in " + s.in + " (" + where + ")");
 }
 
-Status EvaluatePattern(const SanitySpec& s, const Regex& re, const std::string& text) {
-  auto all = re.FindAll(text);
-  if (!all.ok()) return all.status();
-  const std::vector<RegexMatch>& matches = *all;
+Status EvaluatePattern(const SanitySpec& s, const Regex& re, const OutputFiles& files) {
+  PatternQuery q;
+  q.count_all = !s.count_checks.empty();
+  if (!s.value_checks.empty()) q.group = s.group;
+  q.type = s.type;
+  q.reduce = s.reduce;
+  Result<PatternScan> found = ScanPattern(files, s.in, re, q);
+  if (!found.ok()) return found.status();
   if (!s.count_checks.empty()) {
-    double n = static_cast<double>(matches.size());
-    Status st = CheckComparisons({std::to_string(matches.size()), n}, s.count_checks,
+    double n = static_cast<double>(found->count);
+    Status st = CheckComparisons({std::to_string(found->count), n}, s.count_checks,
                                  "count of '" + s.pattern + "' in " + s.in);
     if (!st.ok()) return st;
-    if (matches.empty() && s.value_checks.empty()) return Status::OK();
+    if (found->count == 0 && s.value_checks.empty()) return Status::OK();
   }
-  if (matches.empty()) return Status::Error("pattern '" + s.pattern + "' not found in " + s.in);
+  if (found->count == 0) return Status::Error("pattern '" + s.pattern + "' not found in " + s.in);
   if (s.value_checks.empty()) return Status::OK();
-  Result<ExtractedValue> v = ReduceGroup(re, matches, s.group, s.type, s.reduce);
-  if (!v.ok()) return v.status();
-  return CheckComparisons(*v, s.value_checks, DescribeGroup(s.pattern, s.group, s.reduce, s.in));
+  return CheckComparisons(*found->value, s.value_checks, DescribeGroup(s.pattern, s.group, s.reduce, s.in));
 }
 
 Status EvaluateOne(const SanitySpec& s, OutputFiles& files) {
   if (s.kind == SanitySpec::Kind::kExitCode) return EvaluateExitCode(s, files.input().exit_code);
-  Result<const std::string*> text = files.Read(s.in);
-  if (!text.ok()) return text.status();
   Result<Regex> re = Regex::Compile(s.pattern);
   if (!re.ok()) return re.status();
-  if (s.kind == SanitySpec::Kind::kNotPattern) return EvaluateNotPattern(s, *re, **text);
-  return EvaluatePattern(s, *re, **text);
+  if (s.kind == SanitySpec::Kind::kNotPattern) return EvaluateNotPattern(s, *re, files);
+  return EvaluatePattern(s, *re, files);
 }
 
 bool HasExitCodeSpec(const std::vector<SanitySpec>& specs) {

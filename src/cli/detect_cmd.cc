@@ -127,6 +127,12 @@ int DetectRemote(const DetectCommandOptions& o) {
 
 int DetectCommand(const DetectCommandOptions& o) {
   if (!o.partition.empty()) return DetectRemote(o);
+  // This host needs no configuration, but one that was named must load:
+  // an error in it is exit 2 here as in every command.
+  if (!o.config_files.empty()) {
+    auto cfg = LoadConfiguration(o.config_files);
+    if (!cfg.ok()) return Error(cfg.status().str(), 2);
+  }
   Topology t = DetectLocalTopology();
   return Emit(o, Render(o, t));
 }

@@ -499,6 +499,18 @@ Status CheckGeneral(const Fields& f) {
     return Status::Error(MarkOf(f.Get("regex_match_limit"), f.file()),
                          "regex_match_limit: expected a positive number of match steps (default 10000000), got " +
                              std::to_string(n));
+  s = f.Int("max_cases", &n);
+  if (!s.ok()) return s;
+  if (f.Has("max_cases") && n <= 0)
+    return Status::Error(MarkOf(f.Get("max_cases"), f.file()),
+                         "max_cases: expected a positive number of cases (default 1000000), got " + std::to_string(n));
+  if (f.Has("max_output_per_case")) {
+    YAML::Node v = f.Get("max_output_per_case");
+    if (!v.IsScalar() || !ParseByteSize(v.Scalar()) || *ParseByteSize(v.Scalar()) == 0)
+      return Status::Error(MarkOf(v, f.file()),
+                           "max_output_per_case: expected a size such as 1GiB, 500MiB or a number of bytes "
+                           "(default 1GiB), got " + (v.IsScalar() ? "'" + v.Scalar() + "'" : YamlTypeName(v)));
+  }
   return Status::OK();
 }
 

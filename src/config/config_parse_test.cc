@@ -57,6 +57,15 @@ TEST(ConfigParse, GeneralAndStorageValuesAreTyped) {
             "site.yaml:2:22: topology_prefix: expected a string, got a list");
   EXPECT_EQ(ErrorOf("general:\n  - regex_match_limit: 0\n"),
             "site.yaml:2:24: regex_match_limit: expected a positive number of match steps (default 10000000), got 0");
+  EXPECT_EQ(ErrorOf("general:\n  - max_cases: -5\n"),
+            "site.yaml:2:16: max_cases: expected a positive number of cases (default 1000000), got -5");
+  EXPECT_EQ(ErrorOf("general:\n  - max_output_per_case: lots\n"),
+            "site.yaml:2:26: max_output_per_case: expected a size such as 1GiB, 500MiB or a number of bytes "
+            "(default 1GiB), got 'lots'");
+  EXPECT_EQ(ErrorOf("general:\n  - max_output_per_case: [1]\n"),
+            "site.yaml:2:26: max_output_per_case: expected a size such as 1GiB, 500MiB or a number of bytes "
+            "(default 1GiB), got a list");
+  EXPECT_EQ(ErrorOf("general:\n  - {max_cases: 10, max_output_per_case: 500MiB}\n"), "no error");
   EXPECT_EQ(ErrorOf("general:\n  - check_search_path: tests\n"),
             "site.yaml:2:24: check_search_path: expected a list of strings, got a scalar 'tests'");
   EXPECT_EQ(ErrorOf("storage:\n  - sqlite_db_file: [x]\n"),

@@ -261,8 +261,33 @@ bool Contains(const std::vector<std::string>& v, const std::string& s) {
 
 }  // namespace
 
+// The number of cases a test's parameters make, checked against the limit
+// before they are made: 10 parameters of 10 values would be 10^10.
+Status CheckProductSize(const TestSpec& s, size_t max_cases) {
+  uint64_t n = 1;
+  for (const auto& [name, values] : s.parameters) {
+    n *= std::max<size_t>(values.size(), 1);
+    if (n <= max_cases) continue;
+    std::string how_many = "more than " + std::to_string(max_cases);
+    uint64_t exact = 1;
+    bool fits = true;
+    for (const auto& [n2, v2] : s.parameters) {
+      if (exact > UINT64_MAX / std::max<size_t>(v2.size(), 1)) fits = false;
+      else exact *= std::max<size_t>(v2.size(), 1);
+    }
+    if (fits) how_many = std::to_string(exact);
+    std::string msg = "test '" + s.name + "': its " + std::to_string(s.parameters.size()) +
+                      " parameters make " + how_many + " combinations, more than general: max_cases (" +
+                      std::to_string(max_cases) + "); use fewer values, select some with -n or -E, or raise "
+                      "general: max_cases in the site configuration";
+    auto mark = s.marks.find("parameters");
+    return mark != s.marks.end() && mark->second.known() ? Status::Error(mark->second, msg) : Status::Error(msg);
+  }
+  return Status::OK();
+}
+
 Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vector<PartitionView>& partitions,
-                                          const CaseFilter& filter, SelectionReport* report) {
+                                          const CaseFilter& filter, SelectionReport* report, size_t max_cases) {
   SelectionReport local;
   SelectionReport& rep = report ? *report : local;
   rep = SelectionReport();
@@ -322,6 +347,8 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
   for (const auto& s : suite.specs) {
     if (s->abstract) continue;
     ++rep.tests;
+    Status size = CheckProductSize(*s, max_cases);
+    if (!size.ok()) return size;
     auto& prod = products[s->name] = ParameterProduct(*s);
     for (const auto& index : prod) {
       StringPairs params = ParamValues(*s, index);
@@ -338,7 +365,11 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
   std::vector<bool> selected;
   std::map<std::string, std::vector<size_t>> by_target;  // test@sys:part+env -> cases
   for (const TestSpec* s : OrderSpecs(suite, named)) {
-    if (!products.count(s->name)) products[s->name] = ParameterProduct(*s);
+    if (!products.count(s->name)) {
+      Status size = CheckProductSize(*s, max_cases);
+      if (!size.ok()) return size;
+      products[s->name] = ParameterProduct(*s);
+    }
     for (const auto& index : products[s->name]) {
       StringPairs params = ParamValues(*s, index);
       std::string dn = DisplayName(*s, params);
@@ -353,6 +384,11 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
             if (name_in) ++rep.dropped_by_environ;
             continue;
           }
+          if (all.size() >= max_cases)
+            return Status::Error("the tests make more than " + std::to_string(max_cases) +
+                                 " cases on the selected partitions and environments (general: max_cases); "
+                                 "select fewer with -n, -x, -t, -p or --system, or raise general: max_cases in "
+                                 "the site configuration");
           TestCase c;
           c.params = params;
           c.param_index = index;

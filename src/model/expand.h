@@ -81,8 +81,13 @@ bool ValidEnvironsMatch(const std::vector<std::string>& valid, const EnvironView
 // order (a case's dependencies come before it).
 std::vector<TestCase> KeepWithDependencies(std::vector<TestCase> all, std::vector<bool> keep);
 
+// At most `max_cases` cases (general: max_cases): a test whose parameters
+// alone make more is an error before any case is made, with the test's
+// place; so is a suite whose cases on the partitions come to more.
+constexpr size_t kDefaultMaxCases = 1000000;
 Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vector<PartitionView>& partitions,
-                                          const CaseFilter& filter, SelectionReport* report = nullptr);
+                                          const CaseFilter& filter, SelectionReport* report = nullptr,
+                                          size_t max_cases = kDefaultMaxCases);
 
 // Why the filters selected no case, for the error: which option matched
 // nothing, with a did-you-mean from the loaded tags, test names and

@@ -64,6 +64,28 @@ TEST(Expand, HashcodeIsReframesAndSelectsOneVariant) {
   EXPECT_NE(err.status().message().find("a hashcode is 8 hexadecimal digits"), std::string::npos);
 }
 
+// issue 16, item 7: 10 parameters of 10 values are refused before any of
+// the 10^10 combinations is made, with the test's place.
+TEST(Expand, MaxCasesIsCheckedBeforeTheProductIsMade) {
+  std::string text = "name: huge\nexecutable: x\nsanity: [{exit_code: 0}]\nparameters:\n";
+  for (int i = 0; i < 10; ++i) text += "  p" + std::to_string(i) + ": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n";
+  auto suite = LoadTestsFromString(text, "huge.yaml");
+  ASSERT_TRUE(suite.ok()) << suite.status().str();
+  std::vector<PartitionView> parts = {{"hpc", "cpu", {}, {{"gnu", {}}}, {}}};
+  auto r = ExpandCases(*suite, parts, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().str(),
+            "huge.yaml:4:1: test 'huge': its 10 parameters make 10000000000 combinations, more than general: "
+            "max_cases (1000000); use fewer values, select some with -n or -E, or raise general: max_cases in the "
+            "site configuration");
+  // The cases of all tests on all partitions count too.
+  Fixture f = Load();
+  auto total = ExpandCases(f.suite, f.parts, {}, nullptr, 9);
+  ASSERT_FALSE(total.ok());
+  EXPECT_NE(total.status().message().find("the tests make more than 9 cases"), std::string::npos);
+  EXPECT_EQ(ExpandCases(f.suite, f.parts, {}, nullptr, 10)->size(), 10u);
+}
+
 TEST(Expand, FilterExpressionReadsBoundValues) {
   Fixture f = Load();
   CaseFilter e;

@@ -182,6 +182,12 @@ Status CheckDependencies(const TestSuite& suite) {
         return Status::Error(s->marks.at("depends_on"),
                              "depends_on: there is no test named '" + d + "'" + DidYouMean(d, names));
       if (d == s->name) return Status::Error(s->marks.at("depends_on"), "depends_on: a test cannot depend on itself");
+      // ReFrame never makes a case of an abstract test, so a dependency on
+      // one has nothing to wait for (it would otherwise run after all).
+      if (by_name[d]->abstract)
+        return Status::Error(s->marks.at("depends_on"),
+                             "depends_on: '" + d + "' is abstract (abstract: true), so it never runs; depend on "
+                             "a test that extends it, or drop abstract: true from '" + d + "'");
     }
   }
   // Depth-first search for a cycle; colour 1 = on the current path.

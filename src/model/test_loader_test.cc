@@ -252,6 +252,22 @@ TEST(TestLoaderErrors, UnknownDependency) {
   EXPECT_EQ(st.str(), "t.yaml:3:1: depends_on: there is no test named 'bb', did you mean 'b'?");
 }
 
+// issue 16, item 11: an abstract test does not run because another
+// depends on it; the dependency is an error at load.
+TEST(TestLoaderErrors, DependencyOnAnAbstractTest) {
+  Status st = LoadError("name: base\nabstract: true\nexecutable: x\nsanity: [{exit_code: 0}]\n---\n"
+                        "name: child\nexecutable: x\ndepends_on: [base]\nsanity: [{exit_code: 0}]\n");
+  EXPECT_EQ(st.str(), "t.yaml:8:1: depends_on: 'base' is abstract (abstract: true), so it never runs; depend on a "
+                      "test that extends it, or drop abstract: true from 'base'");
+}
+
+// issue 16, item 13: deep nesting says so, at its place.
+TEST(TestLoaderErrors, DeepNestingSaysSo) {
+  Status st = LoadError("name: t\nexecutable: x\nexecutable_opts: " + std::string(5000, '[') + "\n");
+  EXPECT_NE(st.str().find("t.yaml:"), std::string::npos) << st.str();
+  EXPECT_NE(st.message().find("nested more than 500 deep"), std::string::npos) << st.str();
+}
+
 TEST(TestLoaderErrors, ReferenceThresholdOutOfRange) {
   Status st = LoadError("name: a\nexecutable: x\nperformance: {v: {pattern: 'v=(\\d+)'}}\nsanity: [{exit_code: 0}]\n"
                         "reference: {'*': {v: [10, 0.5, null]}}\n");

@@ -12,6 +12,7 @@
 #include "build/build_system.h"
 #include "check/performance.h"
 #include "check/reference.h"
+#include "check/regex.h"
 #include "check/sanity.h"
 #include "config/detect.h"
 #include "launch/container.h"
@@ -49,6 +50,8 @@ constexpr const char* kJobOut = "hb_job.out";
 constexpr const char* kJobErr = "hb_job.err";
 constexpr const char* kBuildScript = "hb_build.sh";
 constexpr const char* kBuildOut = "hb_build.out";
+// How often the sizes of running jobs' output files are looked at.
+constexpr double kOutputCheckInterval = 0.5;
 constexpr const char* kBuildErr = "hb_build.err";
 constexpr const char* kDryRunObjects = "hb_k8s.yaml";  // what a dry run would create (k8s/k8s_scheduler.h)
 
@@ -116,6 +119,10 @@ struct Executor::Task {
   // when the case starts; every stage reads the case through it.
   std::shared_ptr<const TestSpec> spec;
   CaseResult result;
+  // The job's stdout or stderr outgrew general: max_output_per_case: which
+  // one, and how big it was seen; the job was cancelled.
+  std::string output_over;
+  uint64_t output_seen = 0;
 };
 
 Executor::Executor(const Session& session, const ExecOptions& opts, Console* console)
@@ -223,6 +230,7 @@ void Executor::PrintNotices() {
 // The main loop.
 std::vector<CaseResult> Executor::Run() {
   EventWaiter waiter;
+  waiter_ = &waiter;
   if (!prepared_) {
     Status st = Prepare();
     if (!st.ok()) console_->Note("hetbench: error: " + st.str());
@@ -237,6 +245,7 @@ std::vector<CaseResult> Executor::Run() {
     if (ev.interrupt) Interrupt(ev.interrupt);
     // 4. Bring job states up to date; move finished jobs' cases on.
     PollAll();
+    CheckOutputSizes();
     PrintNotices();
     // 5. After an interrupt, wait a bounded time for the schedulers to
     //    confirm the cancellations, then give up on them.
@@ -252,6 +261,7 @@ std::vector<CaseResult> Executor::Run() {
   std::vector<CaseResult> results;
   results.reserve(tasks_.size());
   for (auto& t : tasks_) results.push_back(t->result);
+  waiter_ = nullptr;
   return results;
 }
 
@@ -259,6 +269,7 @@ double Executor::NextTimeout() const {
   double t = std::numeric_limits<double>::infinity();
   for (const auto& [name, s] : schedulers_) t = std::min(t, s->NextPollDelay());
   if (interrupted_) t = std::min(t, std::max(0.0, interrupted_at_ + kInterruptGrace - MonotonicNow()));
+  if (!in_flight_.empty()) t = std::min(t, kOutputCheckInterval);
   return t;
 }
 
@@ -282,6 +293,46 @@ void Executor::PollAll() {
   for (Task* t : in_flight_)
     if (t->job.state.terminal()) ended.push_back(t);
   for (Task* t : ended) OnJobDone(t);
+}
+
+// A job whose stdout or stderr outgrew general: max_output_per_case is
+// cancelled now; OnJobDone cuts the file and fails the case. (A file the
+// job writes elsewhere, on a cluster's node or in a pod, is checked when
+// it arrives.)
+void Executor::CheckOutputSizes() {
+  for (Task* t : in_flight_) {
+    if (!t->output_over.empty() || t->job.id.empty() || t->job.state.terminal()) continue;
+    for (const std::string* path : {&t->job.stdout_path, &t->job.stderr_path}) {
+      uint64_t size = FileSize(*path);
+      if (size <= session_.max_output_per_case) continue;
+      t->output_over = *path;
+      t->output_seen = size;
+      LogRecord(kLogVerbose, "job " + t->job.id + " (" + t->tc->display_name + "): " + BaseName(*path) + " is " +
+                                 FormatByteSize(size) + ", beyond general: max_output_per_case; cancelling it");
+      t->sched->Cancel(&t->job);
+      break;
+    }
+  }
+}
+
+// Cuts a job's output files that outgrew the limit, with a marker line,
+// and says why the case fails; "" when both are within it.
+std::string Executor::CutOversizedOutput(Task* t) {
+  uint64_t limit = session_.max_output_per_case;
+  std::vector<std::string> cut;
+  for (const std::string* path : {&t->job.stdout_path, &t->job.stderr_path}) {
+    uint64_t size = FileSize(*path);
+    if (*path == t->output_over) size = std::max(size, t->output_seen);
+    if (size <= limit) continue;
+    Status st = TruncateWithMarker(*path, limit,
+                                   "\n[hetbench: output cut here at " + FormatByteSize(limit) +
+                                       " (general: max_output_per_case)]\n");
+    cut.push_back(BaseName(*path) + (st.ok() ? "" : " (could not cut it: " + st.message() + ")"));
+  }
+  if (cut.empty()) return "";
+  return "output limit: " + Join(cut, " and ") + " grew beyond " + FormatByteSize(limit) +
+         " (general: max_output_per_case); the job was stopped and the output cut there with a marker line; "
+         "make the job print less, or raise general: max_output_per_case in the site configuration";
 }
 
 void Executor::Interrupt(int signo) {
@@ -794,6 +845,10 @@ void Executor::OnJobDone(Task* t) {
   r.job_completion_time = t->job.end_time;
   r.job_noticed_time = now;
 
+  if (std::string over = CutOversizedOutput(t); !over.empty()) {
+    Finish(t, "fail", stage, over);
+    return;
+  }
   if (js.kind == JobState::Kind::kCancelled) {
     Finish(t, "cancelled", stage, "cancelled" + (interrupted_ ? std::string(" (interrupted)") : ""));
     return;
@@ -844,11 +899,15 @@ void Executor::CheckRun(Task* t) {
   in.stdout_path = t->job.stdout_path;
   in.stderr_path = t->job.stderr_path;
   in.exit_code = r.exit_code;
+  // A long output is searched in segments; a signal stops the search
+  // between them (it stays pending for the main loop's Wait).
+  in.interrupted = [] { return EventWaiter::InterruptPending(); };
 
   double start = Now();
   if (!opts_.skip_sanity) {
     Status st = EvaluateSanity(s.sanity, in);
     r.timings.push_back({"sanity", Now() - start});
+    if (Regex::ScanInterrupted(st)) return CancelCheck(t, "sanity");
     if (!st.ok()) {
       Finish(t, "fail", "sanity", st.message());
       return;
@@ -864,6 +923,7 @@ void Executor::CheckRun(Task* t) {
   for (const PerfSpec& ps : s.performance) {
     if (!ps.expr.empty()) continue;
     auto v = ExtractPerf(ps, in);
+    if (Regex::ScanInterrupted(v.status())) return CancelCheck(t, "performance");
     if (v.ok()) values[ps.name] = *v;
     got.emplace(ps.name, v);
   }
@@ -899,6 +959,12 @@ void Executor::CheckRun(Task* t) {
     return;
   }
   Finish(t, "pass", "", "");
+}
+
+void Executor::CancelCheck(Task* t, const std::string& stage) {
+  Finish(t, "cancelled", stage, "cancelled (interrupted during the " + stage + " check)");
+  EventWaiter::Events ev = waiter_ ? waiter_->Poll() : EventWaiter::Events{};
+  Interrupt(ev.interrupt ? ev.interrupt : SIGINT);
 }
 
 void Executor::Finish(Task* t, const std::string& result, const std::string& stage, const std::string& reason) {
@@ -952,8 +1018,8 @@ void Executor::Cleanup(Task* t) {
   for (const char* f : {kJobScript, kJobOut, kJobErr, kBuildScript, kBuildOut, kBuildErr, kDryRunObjects}) {
     std::string from = JoinPath(t->stagedir, f);
     if (!PathExists(from)) continue;
-    auto content = ReadFile(from);
-    if (content.ok()) (void)WriteFile(JoinPath(t->outputdir, f), *content);
+    Status st = CopyFile(from, JoinPath(t->outputdir, f));  // streamed: an output may be large
+    if (!st.ok()) console_->Note("hetbench: could not keep '" + std::string(f) + "': " + st.message());
   }
   static const std::vector<std::string> kNone;
   for (const auto& pattern : t->spec ? t->spec->keep_files : kNone) {

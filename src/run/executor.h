@@ -25,6 +25,7 @@
 #include "run/session.h"
 #include "sched/scheduler.h"
 #include "sched/scheduler_factory.h"
+#include "util/signals.h"
 
 namespace hb {
 
@@ -85,6 +86,11 @@ class Executor {
   void OnJobDone(Task* t);
   void CheckRun(Task* t);
   void Finish(Task* t, const std::string& result, const std::string& stage, const std::string& reason);
+  // A signal arrived while the case's output was searched: the case is
+  // cancelled and the run interrupted as by the main loop.
+  void CancelCheck(Task* t, const std::string& stage);
+  void CheckOutputSizes();
+  std::string CutOversizedOutput(Task* t);
   void Cleanup(Task* t);
   void ReleaseDependencies(const Task& t);
   void PollAll();
@@ -116,6 +122,7 @@ class Executor {
   int failures_ = 0;
   size_t done_ = 0;
   int interrupted_ = 0;
+  EventWaiter* waiter_ = nullptr;  // Run()'s, while it runs
   bool aborted_ = false;  // --maxfail reached
   bool prepared_ = false;
   double interrupted_at_ = 0;  // monotonic

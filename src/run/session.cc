@@ -256,7 +256,17 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   if (!st.ok()) return st;
   NoteAliases(session->suite, *sys);
   auto views = Views(session->config, *sys, session->partition_names);
-  auto cases = ExpandCases(session->suite, views, opts.filter, &session->selection);
+  // The limits of general (types checked at load: config_parse.cc).
+  auto max_cases = general.find("max_cases");
+  size_t case_limit = max_cases != general.end() && max_cases->is_number_integer() && *max_cases > 0
+                          ? max_cases->get<size_t>()
+                          : kDefaultMaxCases;
+  auto max_output = general.find("max_output_per_case");
+  if (max_output != general.end()) {
+    std::string text = max_output->is_string() ? max_output->get<std::string>() : max_output->dump();
+    if (auto bytes = ParseByteSize(text)) session->max_output_per_case = *bytes;
+  }
+  auto cases = ExpandCases(session->suite, views, opts.filter, &session->selection, case_limit);
   if (!cases.ok()) return cases.status();
   session->cases = std::move(cases.value());
   const SelectionReport& sr = session->selection;

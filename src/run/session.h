@@ -45,6 +45,10 @@ struct Session {
   // Where cases stage and keep their files: the system's `stagedir` and
   // `outputdir` (ReFrame's), else PREFIX/stage and PREFIX/output; absolute.
   std::string stage_root, output_root;
+  // general: max_output_per_case (docs/limits.md): a job's stdout or
+  // stderr beyond it stops the job and fails the case.
+  static constexpr uint64_t kDefaultMaxOutputPerCase = uint64_t{1} << 30;
+  uint64_t max_output_per_case = kDefaultMaxOutputPerCase;
 
   const System& system() const;
   const Partition& partition(const std::string& name) const;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -68,6 +69,30 @@ Status CopyTree(const std::string& from, const std::string& to) {
   return Status::OK();
 }
 
+Status CopyFile(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+  if (ec) return Status::Error("cannot copy '" + from + "' to '" + to + "': " + ec.message());
+  return Status::OK();
+}
+
+Status TruncateWithMarker(const std::string& path, uint64_t size, const std::string& marker) {
+  std::error_code ec;
+  fs::resize_file(path, size, ec);
+  if (ec) return Status::Error("cannot cut '" + path + "': " + ec.message());
+  FILE* f = std::fopen(path.c_str(), "ab");
+  if (!f) return Status::Error("cannot append to '" + path + "': " + std::strerror(errno));
+  bool ok = std::fwrite(marker.data(), 1, marker.size(), f) == marker.size();
+  ok = std::fclose(f) == 0 && ok;
+  return ok ? Status::OK() : Status::Error("cannot append to '" + path + "': " + std::strerror(errno));
+}
+
+uint64_t FileSize(const std::string& path) {
+  std::error_code ec;
+  auto n = fs::file_size(path, ec);
+  return ec ? 0 : static_cast<uint64_t>(n);
+}
+
 namespace {
 // Absolute and normal, with the symbolic links of the longest existing
 // prefix resolved.
@@ -122,6 +147,8 @@ std::string DirName(const std::string& path) {
   std::string d = p.parent_path().string();
   return d.empty() ? "." : d;
 }
+
+std::string BaseName(const std::string& path) { return fs::path(path).filename().string(); }
 
 std::string JoinPath(const std::string& a, const std::string& b) {
   if (b.empty()) return a;

@@ -2,6 +2,7 @@
 // half-written file behind (reports, job scripts) go through WriteFileAtomic.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "util/status.h"
@@ -17,6 +18,12 @@ Status RemoveTree(const std::string& path);
 // Copies the contents of folder `from` into folder `to` (created if needed).
 // Refused when `to` is within `from` (it would copy its own copy).
 Status CopyTree(const std::string& from, const std::string& to);
+// Copies one file over `to`, streamed (not read whole).
+Status CopyFile(const std::string& from, const std::string& to);
+// Cuts the file to `size` bytes and appends `marker` (a line saying so).
+Status TruncateWithMarker(const std::string& path, uint64_t size, const std::string& marker);
+// The size of a regular file; 0 when it is missing or not a file.
+uint64_t FileSize(const std::string& path);
 bool PathExists(const std::string& path);
 bool IsDirectory(const std::string& path);  // a folder, or a link to one
 // Absolute, lexically normal form of path (relative to the current folder).
@@ -29,8 +36,9 @@ bool IsWithin(const std::string& path, const std::string& folder);
 // path is made from a name that came from outside (a keep_files glob, a
 // configuration name).
 Result<std::string> SafeJoin(const std::string& folder, const std::string& name);
-// The folder part of path ("." when there is none).
+// The folder part of path ("." when there is none), and the last part.
 std::string DirName(const std::string& path);
+std::string BaseName(const std::string& path);
 std::string JoinPath(const std::string& a, const std::string& b);
 
 // This host's name ("localhost" when it has none) and the effective user's

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <initializer_list>
 
 namespace hb {
 
@@ -38,6 +39,14 @@ EventWaiter::EventWaiter() {
     g_have_original = true;
   }
   fd_ = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+bool EventWaiter::InterruptPending() {
+  sigset_t pending;
+  if (sigpending(&pending) != 0) return false;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2})
+    if (sigismember(&pending, sig) == 1) return true;
+  return false;
 }
 
 EventWaiter::~EventWaiter() {

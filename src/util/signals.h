@@ -32,6 +32,11 @@ class EventWaiter {
   // Drains pending signals without blocking.
   Events Poll() { return Wait(0); }
 
+  // True when an interrupting signal (any but SIGCHLD) is pending. It is
+  // not consumed: the next Wait() still reports it. For work that runs
+  // between waits and must stop promptly (a sanity check of a long output).
+  static bool InterruptPending();
+
   // The signal mask that was in force before construction; children get it.
   static const sigset_t& OriginalMask();
 

@@ -73,6 +73,33 @@ std::string ShellQuote(std::string_view s) {
   return out;
 }
 
+std::optional<uint64_t> ParseByteSize(std::string_view in) {
+  std::string s = Trim(in);
+  size_t i = 0;
+  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+  std::string num = s.substr(0, i), unit = Trim(s.substr(i));
+  if (num.empty() || num == "." || std::count(num.begin(), num.end(), '.') > 1) return std::nullopt;
+  static const std::vector<std::pair<std::string, double>> kUnits = {
+      {"", 1},           {"B", 1},          {"K", 0x1p10},     {"KiB", 0x1p10},   {"KB", 1e3},
+      {"M", 0x1p20},     {"MiB", 0x1p20},   {"MB", 1e6},       {"G", 0x1p30},     {"GiB", 0x1p30},
+      {"GB", 1e9},       {"T", 0x1p40},     {"TiB", 0x1p40},   {"TB", 1e12}};
+  for (const auto& [name, factor] : kUnits) {
+    if (unit != name) continue;
+    double v = std::strtod(num.c_str(), nullptr) * factor;
+    if (!(v >= 0) || v > 0x1p63) return std::nullopt;
+    return static_cast<uint64_t>(std::llround(v));
+  }
+  return std::nullopt;
+}
+
+std::string FormatByteSize(uint64_t bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 6) v /= 1024, ++u;
+  return FormatNumber(std::round(v * 1000) / 1000, 7) + " " + kUnits[u];
+}
+
 std::optional<double> ParseDuration(std::string_view in) {
   std::string s = Trim(in);
   if (s.empty()) return std::nullopt;

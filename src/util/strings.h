@@ -3,6 +3,7 @@
 // suggestions for misspelt names. Pure functions; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,6 +35,14 @@ std::string RegexEscape(std::string_view s);
 // of <number><unit> with units d, h, m, s ("1h30m", "10m", "2d"), or
 // "HH:MM:SS" / "MM:SS". Returns seconds, or nullopt when s is not a duration.
 std::optional<double> ParseDuration(std::string_view s);
+// Parses a size in bytes: a plain number ("1048576"), or a number with a
+// unit: K, M, G, T or KiB, MiB, GiB, TiB (powers of 1024, as Slurm reads
+// --mem=4G), KB, MB, GB, TB (powers of 1000), B. "1.5GiB" is allowed;
+// nullopt for anything else, a negative size or one above 2^63.
+std::optional<uint64_t> ParseByteSize(std::string_view s);
+// "1 GiB", "512 MiB", "1.5 KiB", "100 B": the largest binary unit, up to
+// 3 significant digits after the point.
+std::string FormatByteSize(uint64_t bytes);
 // Formats seconds as Slurm-style "D-HH:MM:SS" or "HH:MM:SS".
 std::string FormatHMS(double seconds);
 

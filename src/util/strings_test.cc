@@ -40,6 +40,20 @@ TEST(Strings, DidYouMean) {
   EXPECT_EQ(DidYouMean("exectuable", keys), ", did you mean 'executable'?");
 }
 
+TEST(Strings, ByteSizes) {
+  EXPECT_EQ(ParseByteSize("1048576"), 1048576u);
+  EXPECT_EQ(ParseByteSize("1GiB"), uint64_t{1} << 30);
+  EXPECT_EQ(ParseByteSize("4G"), uint64_t{4} << 30);  // as Slurm's --mem=4G
+  EXPECT_EQ(ParseByteSize("1.5 MiB"), 1572864u);
+  EXPECT_EQ(ParseByteSize("2GB"), 2000000000u);
+  EXPECT_EQ(ParseByteSize("10 B"), 10u);
+  for (const char* bad : {"", "G", "1 GiBs", "-1G", "1..2M", "lots", "1e3", "99999999999T"})
+    EXPECT_FALSE(ParseByteSize(bad)) << bad;
+  EXPECT_EQ(FormatByteSize(uint64_t{1} << 30), "1 GiB");
+  EXPECT_EQ(FormatByteSize(1572864), "1.5 MiB");
+  EXPECT_EQ(FormatByteSize(100), "100 B");
+}
+
 TEST(Strings, FormatHMS) {
   EXPECT_EQ(FormatHMS(5400), "01:30:00");
   EXPECT_EQ(FormatHMS(90061), "1-01:01:01");

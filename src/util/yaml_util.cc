@@ -1,5 +1,7 @@
 #include "util/yaml_util.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -59,6 +61,11 @@ Result<std::vector<YAML::Node>> LoadYamlString(const std::string& text, const st
       out.push_back(d);
     }
     return out;
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's message for this is "bad file".
+    return Status::Error(FromYamlMark(e.mark, file),
+                         "invalid YAML: lists or mappings nested more than " + std::to_string(e.depth()) +
+                             " deep; hetbench reads at most that many levels");
   } catch (const YAML::Exception& e) {
     return Status::Error(FromYamlMark(e.mark, file), "invalid YAML: " + e.msg);
   }

@@ -7,7 +7,9 @@
 
 #include <signal.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "e2e_util.h"
 
@@ -19,6 +21,12 @@ executable: echo
 executable_opts: [hello]
 sanity: [{pattern: hello}]
 )";
+
+// A site with one local partition and `general` entries as given.
+std::string LocalSite(const std::string& general) {
+  return "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n      - {name: p, scheduler: local, "
+         "launcher: local, environs: [e]}\nenvironments:\n  - {name: e}\ngeneral:\n" + general;
+}
 
 TEST(HostileE2E, EnvironmentNameWithDotDotStopsTheLoadAndDeletesNothing) {
   std::string dir = TempDir();
@@ -93,17 +101,7 @@ TEST(HostileE2E, SourcesdirHoldingThePrefixFailsTheCaseClearly) {
 
 TEST(HostileE2E, ARegexPcreGivesUpOnFailsTheCaseNotPasses) {
   std::string dir = TempDir();
-  Write(dir + "/site.yaml", R"(
-systems:
-  - name: s
-    hostnames: ['.*']
-    partitions:
-      - {name: p, scheduler: local, launcher: local, environs: [e]}
-environments:
-  - {name: e}
-general:
-  - regex_match_limit: 100000
-)");
+  Write(dir + "/site.yaml", LocalSite("  - regex_match_limit: 100000\n"));
   Write(dir + "/t.yaml", R"(
 name: t
 executable: printf
@@ -197,6 +195,98 @@ TEST(HostileE2E, ATestsUnknownKubernetesContextIsALoadError) {
   Write(dir + "/t.yaml", std::string(kTest) + "k8s: {context: gpu, namespace: team-b}\n");
   o = Hetbench({"list", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+}
+
+const std::string kLimitedSite = LocalSite("  - {max_output_per_case: 1MiB, max_cases: 50}\n");
+
+// issue 16, items 7 and 5: a job that prints without end (`yes` for its
+// whole time limit) is stopped once its output passes
+// general: max_output_per_case; the file is cut there with a marker, the
+// case fails saying so, and the other case of the run still passes.
+TEST(HostileE2E, OutputBeyondTheLimitStopsTheJobAndCutsTheFile) {
+  std::string dir = TempDir();
+  Write(dir + "/site.yaml", kLimitedSite);
+  Write(dir + "/t.yaml", R"(
+name: chatty
+executable: yes
+time_limit: 120
+sanity: [{pattern: y}]
+---
+name: quiet
+executable: echo
+executable_opts: [hello]
+sanity: [{pattern: hello}]
+)");
+  auto t0 = std::chrono::steady_clock::now();
+  Output o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--prefix", "out", "--keep-stage-files"}, dir, 100);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
+  EXPECT_LT(took, 60) << "the job ran to its time limit";
+  nlohmann::json r = e2e::ReportOf(o);
+  ASSERT_EQ(r["cases"].size(), 2u) << o.out;
+  for (const auto& c : r["cases"]) {
+    if (c["name"] == "quiet") {
+      EXPECT_EQ(c["result"], "pass");
+      continue;
+    }
+    EXPECT_EQ(c["result"], "fail");
+    EXPECT_EQ(c["fail_stage"], "run");
+    EXPECT_NE(c["fail_reason"].get<std::string>().find("output limit: hb_job.out grew beyond 1 MiB "
+                                                     "(general: max_output_per_case)"),
+              std::string::npos)
+        << c.dump(1);
+  }
+  std::vector<std::string> outs = e2e::Find(dir + "/out/output", "hb_job.out");
+  std::string kept;
+  for (const auto& f : outs)
+    if (f.find("chatty") != std::string::npos) kept = Read(f);
+  ASSERT_FALSE(kept.empty()) << "no copy of chatty's output";
+  std::string marker = "\n[hetbench: output cut here at 1 MiB (general: max_output_per_case)]\n";
+  EXPECT_EQ(kept.size(), (1u << 20) + marker.size());
+  EXPECT_EQ(kept.substr(kept.size() - marker.size()), marker);
+}
+
+// issue 16, item 7: a test whose parameters would make 10^10 cases is
+// refused by `list` at once, naming the limit, instead of filling memory.
+TEST(HostileE2E, AHugeParameterProductIsRefusedBeforeExpansion) {
+  std::string dir = TempDir();
+  Write(dir + "/site.yaml", kLimitedSite);
+  std::string t = "name: huge\nexecutable: 'true'\nsanity: [{exit_code: 0}]\nparameters:\n";
+  for (int i = 0; i < 10; ++i) t += "  p" + std::to_string(i) + ": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n";
+  Write(dir + "/t.yaml", t);
+  Output o = Hetbench({"list", "-c", "t.yaml"}, dir, 30);
+  EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("its 10 parameters make 10000000000 combinations, more than general: max_cases (1000000)"),
+            std::string::npos)
+      << o.err;
+  Output limited = Hetbench({"list", "-C", "site.yaml", "-c", "t.yaml"}, dir, 30);
+  EXPECT_NE(limited.err.find("more than general: max_cases (50)"), std::string::npos) << limited.err;
+}
+
+// issue 16, item 8: a slow sanity check (a pattern that backtracks on
+// every line of a long output) stops at SIGINT between lines: the run ends
+// interrupted (exit 130) with its report written, well before the check
+// would have finished.
+TEST(HostileE2E, ASlowSanityCheckStopsAtAnInterrupt) {
+  std::string dir = TempDir();
+  Write(dir + "/t.yaml", R"(
+name: slow
+executable: sh
+executable_opts: ['-c', "'i=0; while [ $i -lt 20000 ]; do echo aaaaaaaaaaaaaaaaaaaaaaaaaaab; i=$((i+1)); done'"]
+sanity: [{not_pattern: '^(a|aa)+$'}]
+)");
+  pid_t pid = e2e::StartHetbench({"run", "-c", "t.yaml", "--prefix", "out"}, dir);
+  // The job ends in well under a second; then the check runs for minutes.
+  ASSERT_TRUE(e2e::WaitForText(dir + "/hb.stdout", "[ RUN      ] slow", 20));
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  auto t0 = std::chrono::steady_clock::now();
+  kill(pid, SIGINT);
+  EXPECT_EQ(e2e::WaitExit(pid, 30), 130);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(took, 5);
+  nlohmann::json r = e2e::LatestReport(dir + "/out");
+  ASSERT_EQ(r["cases"].size(), 1u);
+  EXPECT_EQ(r["cases"][0]["result"], "cancelled") << r["cases"][0].dump(1);
 }
 
 }  // namespace
