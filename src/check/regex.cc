@@ -161,7 +161,6 @@ constexpr char kInterrupted[] = "interrupted while searching the output";
 constexpr size_t kReadBlock = size_t{1} << 20;
 // Segment sizes: start small so that a slow pattern is noticed within one
 // short segment, grow while segments are quick.
-constexpr size_t kFirstSegment = 4096;
 constexpr size_t kMaxSegment = size_t{1} << 20;
 constexpr double kSlowSegmentS = 0.05;
 constexpr double kQuickSegmentS = 0.01;
@@ -182,16 +181,16 @@ struct ScanBuffer : Regex::MatchPlace {
   size_t match_at = 0;             // the visited match's start, in data
 
   Status Fill(Regex::ScanSource& src, size_t want) {
+    if (!eof && data.size() < want && scratch.empty()) scratch.resize(kReadBlock);
     while (!eof && data.size() < want) {
-      size_t old = data.size();
-      data.resize(old + kReadBlock);
-      Result<size_t> n = src.Read(&data[old], kReadBlock);
-      data.resize(old + (n.ok() ? *n : 0));
+      Result<size_t> n = src.Read(scratch.data(), scratch.size());
       if (!n.ok()) return n.status();
       if (*n == 0) eof = true;
+      data.append(scratch.data(), *n);
     }
     return Status::OK();
   }
+  std::string scratch;  // what Read fills before it is appended
   // Forgets data[0, n).
   void Drop(size_t n) {
     CountTo(n);
@@ -271,7 +270,7 @@ Status Regex::Scan(ScanSource& source, const ScanOptions& opt, const ScanVisitor
   size_t start = 0;      // where the next pcre2_match starts, in buf.data
   uint32_t retry = 0;    // empty-match retry flags for that call
   size_t seg_end = 0;    // the end of the segment searched last
-  size_t target = kFirstSegment;
+  size_t target = std::max<size_t>(opt.first_segment, 1);
   bool grow = false;     // a partial match needs a longer segment
   while (true) {
     if (opt.interrupted && opt.interrupted()) return Status::Error(kInterrupted);
@@ -327,7 +326,7 @@ Status Regex::Scan(ScanSource& source, const ScanOptions& opt, const ScanVisitor
     if (final && start > seg_end) return Status::OK();
     double took = SecondsSince(t0);
     if (took > kSlowSegmentS) target = std::max<size_t>(target / 8, 1);
-    else if (took < kQuickSegmentS) target = std::min(target * 2, kMaxSegment);
+    else if (took < kQuickSegmentS && target < kMaxSegment) target = std::min(target * 2, kMaxSegment);
   }
 }
 

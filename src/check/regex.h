@@ -74,8 +74,13 @@ class Regex {
   struct ScanOptions {
     std::function<bool()> interrupted;
     size_t max_match_span = kDefaultMaxMatchSpan;
+    // The size of the first segment (it then adapts). A seam for tests and
+    // the fuzzer: 1 makes every line its own segment, a size above the
+    // text's makes the whole text one segment, as a single search.
+    size_t first_segment = kDefaultFirstSegment;
   };
   static constexpr size_t kDefaultMaxMatchSpan = size_t{64} << 20;
+  static constexpr size_t kDefaultFirstSegment = 4096;
   class ScanSource;
   class MatchPlace;
   using ScanVisitor = std::function<bool(const RegexMatch& match, const MatchPlace& place)>;

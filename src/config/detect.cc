@@ -355,7 +355,8 @@ std::vector<Device> ParseRocmSmi(const std::string& out) {
     gpus[std::strtol(m[1].str().c_str(), nullptr, 10)].emplace(key, m[3].str());
   }
   std::vector<Device> devices;
-  for (const auto& [index, info] : gpus) {
+  for (const auto& gpu : gpus) {
+    const auto& info = gpu.second;
     auto get = [&](const char* k) { auto it = info.find(k); return it == info.end() ? "" : it->second; };
     std::string model = get("card series");
     if (model.empty()) model = get("marketing name");

@@ -261,6 +261,16 @@ TEST(TestLoaderErrors, DependencyOnAnAbstractTest) {
                       "test that extends it, or drop abstract: true from 'base'");
 }
 
+// Found by fuzz/fuzz_test_loader.cc: yaml-cpp's LoadAll loops for ever,
+// eating memory, on a stray ',' where a document starts.
+TEST(TestLoaderErrors, AStrayCommaAtTheTopIsAnErrorNotAHang) {
+  EXPECT_EQ(LoadError("#\n, x").str(),
+            "t.yaml:2:1: invalid YAML: unexpected ',' where a document should start (a flow list or mapping "
+            "without its '[' or '{'?)");
+  EXPECT_NE(LoadError("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\n---\n,\n").str().find("t.yaml:5:1:"),
+            std::string::npos);
+}
+
 // issue 16, item 13: deep nesting says so, at its place.
 TEST(TestLoaderErrors, DeepNestingSaysSo) {
   Status st = LoadError("name: t\nexecutable: x\nexecutable_opts: " + std::string(5000, '[') + "\n");

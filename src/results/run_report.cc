@@ -282,7 +282,7 @@ Result<LoadedReport> ParseRunReport(const std::string& text, const std::string& 
   Json doc;
   try {
     doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
     return Status::Error(name + ": not valid JSON: " + Plain(e));
   }
   Status st = CheckSchema(doc, name);
