@@ -89,7 +89,7 @@ Result<Regex> Regex::Compile(const std::string& pattern) {
   int err = 0;
   PCRE2_SIZE err_off = 0;
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(t.text.data()), t.text.size(),
-                                   PCRE2_MULTILINE, &err, &err_off, ctx);
+                                   PCRE2_MULTILINE | PCRE2_ALT_CIRCUMFLEX, &err, &err_off, ctx);
   pcre2_compile_context_free(ctx);
   if (!code) {
     size_t at = err_off < t.origin.size() ? t.origin[err_off] : pattern.size();

@@ -1,7 +1,9 @@
 // Regex: a compiled PCRE2 pattern that behaves like the Python `re` patterns
 // ReFrame users write. ReFrame's sanity functions search a whole file with
 // re.finditer(patt, text, re.MULTILINE) (reframe/utility/sanity.py:
-// finditer_s), so `^` and `$` match at every line; Regex does the same.
+// finditer_s), so `^` and `$` match at every line; Regex does the same,
+// `^` after a final newline included, as in Python (PCRE2_ALT_CIRCUMFLEX;
+// it also makes `^` at the end of a segment wait for the next one).
 // A few Python spellings PCRE2 reads differently are rewritten before
 // compiling: `\Z` (Python: end of text only) becomes PCRE2's `\z`, and the
 // quantifier `{,n}` becomes `{0,n}`. Named groups `(?P<name>...)` are native.

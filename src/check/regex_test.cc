@@ -39,6 +39,8 @@ TEST(Regex, CaretAndDollarMatchAtEveryLineLikeReframe) {
   // ReFrame searches with re.MULTILINE (reframe/utility/sanity.py finditer_s).
   EXPECT_EQ(Whole(MustCompile("^x"), "x\nx\ny"), (std::vector<std::string>{"x", "x"}));
   EXPECT_EQ(Whole(MustCompile("\\d$"), "1\n2\n"), (std::vector<std::string>{"1", "2"}));
+  // Python: re.findall('^', 'a\n', re.M) == ['', ''] (after the last newline too).
+  EXPECT_EQ(Whole(MustCompile("^"), "a\n").size(), 2u);
 }
 
 TEST(Regex, PythonEndOfTextAnchor) {
@@ -246,6 +248,17 @@ TEST(RegexScan, FileSourceReadsAFileAndNamesItInErrors) {
   auto missing = FileScanSource::Open("/nonexistent/out");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().message(), "cannot read '/nonexistent/out': No such file or directory");
+}
+
+// Found by fuzz/fuzz_scan.cc: an optional group starting with ^ at the
+// very end of a segment must wait for the next segment, not match empty.
+TEST(RegexScan, CaretAtASegmentsEndWaitsForTheNextSegment) {
+  std::string text = "x\naaa";
+  Found whole = ScanAll(MustCompile("(^(a+))?"), text, 1 << 20);
+  Found pieces = ScanAll(MustCompile("(^(a+))?"), text, 1, [] { Regex::ScanOptions o; o.first_segment = 1; return o; }());
+  EXPECT_EQ(whole.offsets, (std::vector<size_t>{0, 1, 2, 5}));  // as Python's re.finditer
+  EXPECT_EQ(pieces.offsets, whole.offsets);
+  EXPECT_EQ(pieces.texts, whole.texts);
 }
 
 }  // namespace

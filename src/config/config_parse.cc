@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <initializer_list>
 #include <map>
@@ -10,6 +11,7 @@
 #include "config/config_yaml.h"
 #include "config/module_spec.h"
 #include "sched/scheduler_factory.h"
+#include "util/ecma_regex.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
 
@@ -83,6 +85,7 @@ class Fields {
     return map[key];
   }
   SourceMark Mark() const { return MarkOf(map_, file_); }
+  const YAML::Node& Map() const { return map_; }
   // The same keys, described as `what` in messages.
   Fields Named(std::string what) const { return Fields(map_, file_, std::move(what)); }
 
@@ -369,11 +372,11 @@ Status CheckHostnames(const Fields& f) {
   if (list.IsSequence())
     for (const auto& h : list) patterns.push_back(h);
   for (const auto& h : patterns) {
-    try {
-      std::regex re(h.Scalar());
-    } catch (const std::regex_error& e) {
+    auto re = CompileEcmaRegex(h.Scalar());
+    if (!re.ok()) {
+      std::string why = re.status().message().substr(h.Scalar().size() + 4);  // after "'PATTERN': "
       return Status::Error(MarkOf(h, f.file()),
-                           "hostnames: '" + h.Scalar() + "' is not a valid regular expression: " + e.what());
+                           "hostnames: '" + h.Scalar() + "' is not a valid regular expression: " + why);
     }
   }
   return Status::OK();
@@ -526,7 +529,30 @@ Status CheckStorage(const Fields& f) {
 // logging: its handler lists are lists of mappings with a `type`, checked
 // here so that a mistake has its place (each handler's own keys are checked
 // where it is made: results/perflog_handlers.cc, results/main_log.cc).
+Status CheckLoggingShape(const Fields& f);
+
+LoggingCheck& RegisteredLoggingCheck() {
+  static LoggingCheck check;
+  return check;
+}
+
 Status CheckLogging(const Fields& f) {
+  Status shape = CheckLoggingShape(f);
+  if (!shape.ok() || !RegisteredLoggingCheck()) return shape;
+  Status st = RegisteredLoggingCheck()(YamlToJson(f.Map()));
+  if (st.ok()) return st;
+  // "logging: handlers_perflog[3] ..." is at that handler.
+  const std::string kAt = "logging: handlers_perflog[";
+  SourceMark mark = f.Mark();
+  if (st.message().rfind(kAt, 0) == 0) {
+    size_t i = std::strtoul(st.message().c_str() + kAt.size(), nullptr, 10);
+    YAML::Node list = f.Get("handlers_perflog");
+    if (list.IsSequence() && i < list.size()) mark = MarkOf(list[i], f.file());
+  }
+  return Status::Error(mark, st.message());
+}
+
+Status CheckLoggingShape(const Fields& f) {
   for (const char* key : {"handlers", "handlers_perflog"}) {
     if (!f.Has(key)) continue;
     YAML::Node list = f.Get(key);
@@ -563,6 +589,8 @@ Status CheckScopedSections(const YAML::Node& root, const std::string& file) {
 }
 
 }  // namespace
+
+void RegisterLoggingCheck(LoggingCheck check) { RegisteredLoggingCheck() = std::move(check); }
 
 Result<ConfigFragment> ParseConfigDocument(const YAML::Node& root, const std::string& file) {
   ConfigFragment out;

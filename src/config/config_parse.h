@@ -10,6 +10,8 @@
 // nothing of chaining. Pure functions; thread-safe.
 #pragma once
 
+#include <functional>
+
 #include <string>
 #include <vector>
 
@@ -31,6 +33,15 @@ struct ConfigFragment {
 
 // Parses the top-level mapping of a configuration file named `file`.
 Result<ConfigFragment> ParseConfigDocument(const YAML::Node& root, const std::string& file);
+
+// A check of one `logging` entry (its handlers_perflog) that a higher
+// layer supplies: src/results registers the perflog handlers' own parser,
+// run in a mode that makes nothing. ParseConfigDocument runs it on every
+// entry and puts the error at the handler's file:line:column ("site.yaml:
+// 9:24: logging: handlers_perflog[0] (httpjson): extra_headers: ..."). None
+// registered (a program without src/results): the entries' shape only.
+using LoggingCheck = std::function<Status(const nlohmann::json& entry)>;
+void RegisterLoggingCheck(LoggingCheck check);
 
 // The keys ReFrame's configuration schema defines for an object of `kind`
 // ("system", "partition", "environment", "processor", "resource",

@@ -106,9 +106,15 @@ bool IsRunName(const std::string& name) {
   return k.count(name) > 0 || StartsWith(name, "deps.");
 }
 
-bool SpecSource::IsKnown(const std::string& name) const {
-  return known.count(name) > 0 || StartsWith(name, "processor.") || StartsWith(name, "devices.");
+namespace {
+// Names the partition gives (PartitionView::values): processor.*,
+// devices.* and system.resourcesdir.
+bool IsPartitionName(const std::string& name) {
+  return StartsWith(name, "processor.") || StartsWith(name, "devices.") || name == "system.resourcesdir";
 }
+}  // namespace
+
+bool SpecSource::IsKnown(const std::string& name) const { return known.count(name) > 0 || IsPartitionName(name); }
 
 std::vector<TemplateRef> SpecSource::Scan(const std::string& text) const {
   auto it = scans.find(text);
@@ -168,8 +174,7 @@ Status ScanField(const std::string& field, const FieldNode& fn, bool check, Spec
     const auto& refs = src->scans[text];
     for (const auto& ref : refs)
       for (const auto& name : ref.expr.names())
-        src->uses_run_values = src->uses_run_values || IsRunName(name) || StartsWith(name, "processor.") ||
-                               StartsWith(name, "devices.");
+        src->uses_run_values = src->uses_run_values || IsRunName(name) || IsPartitionName(name);
     if (check) st = CheckRefNames(*src, refs, text, MarkOf(n, fn.file), field);
   });
   return st;
@@ -184,7 +189,7 @@ Status CheckDerived(const TestSpec& spec, const SpecSource& src) {
   // variables and the case's identity.
   std::set<std::string> inputs = {"name", "display_name", "system", "partition", "environ"};
   for (const auto& n : src.known)
-    if (!IsRunName(n) && !StartsWith(n, "processor.") &&
+    if (!IsRunName(n) && !IsPartitionName(n) &&
         std::find(LazyFields().begin(), LazyFields().end(), n) == LazyFields().end() &&
         std::find(BuiltinPlaceholders().begin(), BuiltinPlaceholders().end(), n) == BuiltinPlaceholders().end())
       inputs.insert(n);
@@ -194,8 +199,7 @@ Status CheckDerived(const TestSpec& spec, const SpecSource& src) {
     if (!e.ok()) return Status::Error(p.mark, "performance: " + p.name + ": expr: " + e.status().message());
     for (const auto& n : e->names()) {
       if (n == p.name) return Status::Error(p.mark, "performance: " + p.name + ": expr: a variable cannot derive from itself");
-      bool ok = std::find(names.begin(), names.end(), n) != names.end() || inputs.count(n) > 0 ||
-                StartsWith(n, "processor.") || StartsWith(n, "devices.");
+      bool ok = std::find(names.begin(), names.end(), n) != names.end() || inputs.count(n) > 0 || IsPartitionName(n);
       if (!ok) {
         std::vector<std::string> all = names;
         all.insert(all.end(), inputs.begin(), inputs.end());
@@ -443,7 +447,7 @@ Result<std::optional<std::string>> Binder::ValueOf(const TemplateRef& ref, const
     if (object_name && n == "name") return std::optional<std::string>();
     // Known only when the case runs; processor.* and devices.* may be
     // found by remote_detect after loading.
-    bool later = IsRunName(n) || ((StartsWith(n, "processor.") || StartsWith(n, "devices.")) && !names_.values.count(n));
+    bool later = IsRunName(n) || (IsPartitionName(n) && !names_.values.count(n));
     if (!run_ && later) {
       deferred_ = true;
       return std::optional<std::string>();

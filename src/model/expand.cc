@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "model/bind.h"
+#include "util/ecma_regex.h"
 #include "util/sha256.h"
 #include "util/strings.h"
 
@@ -70,11 +71,9 @@ Result<Regexes> CompileAll(const std::vector<std::string>& patterns, const char*
   Regexes out;
   for (const auto& p : patterns) {
     if (IsHashPattern(p)) continue;
-    try {
-      out.emplace_back(p, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return Status::Error(std::string("invalid regular expression for ") + option + " '" + p + "': " + e.what());
-    }
+    auto re = CompileEcmaRegex(p, std::regex::ECMAScript | std::regex::optimize);
+    if (!re.ok()) return Status::Error(std::string("invalid regular expression for ") + option + " " + re.status().message());
+    out.push_back(std::move(re).value());
   }
   return out;
 }
@@ -449,8 +448,8 @@ std::string UnmatchedPattern(const std::vector<std::string>& patterns, const std
     if (IsHashPattern(p)) {
       any = Contains(hashes, p.substr(1));
     } else {
-      std::regex re(p, std::regex::ECMAScript);
-      for (const auto& t : texts) any = any || std::regex_search(t, re);
+      auto re = CompileEcmaRegex(p);  // compiled before, by CompileAll
+      for (const auto& t : texts) any = any || (re.ok() && std::regex_search(t, *re));
     }
     if (!any) return p;
   }

@@ -1,5 +1,8 @@
 #include "results/importer.h"
 
+#include <cmath>
+#include <limits>
+
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -152,9 +155,15 @@ class PerflogLine {
   SourceMark mark_;
 };
 
-int IntOr(const Result<std::optional<double>>& v, int dflt) {
-  return v.ok() && *v ? static_cast<int>(**v) : dflt;
+// The value when it is a whole number an int holds, else `dflt` (1.7e10
+// would be undefined behaviour as a cast: found by fuzz/fuzz_import.cc).
+int IntOr(std::optional<double> v, int dflt) {
+  if (!v) return dflt;
+  double x = *v;
+  if (!(x >= std::numeric_limits<int>::min() && x <= std::numeric_limits<int>::max()) || x != std::floor(x)) return dflt;
+  return static_cast<int>(x);
 }
+int IntOr(const Result<std::optional<double>>& v, int dflt) { return v.ok() ? IntOr(*v, dflt) : dflt; }
 
 Status FillJob(const PerflogLine& l, CaseResult* c) {
   Result<std::optional<double>> done = l.Num("job_completion_time_unix");
@@ -282,14 +291,14 @@ std::string Stage(const std::string& phase) {
 
 void FillReportJob(const Json& tc, CaseResult* c) {
   c->job_id = Str(tc, "jobid");
-  c->exit_code = static_cast<int>(Num(tc, "job_exitcode").value_or(-1));
+  c->exit_code = IntOr(Num(tc, "job_exitcode"), -1);
   c->nodelist = Strings(tc, "job_nodelist");
   c->job_submit_time = Num(tc, "job_submit_time").value_or(0);
   c->job_completion_time = Num(tc, "job_completion_time_unix").value_or(0);
-  c->num_tasks = static_cast<int>(Num(tc, "num_tasks").value_or(1));
-  c->num_tasks_per_node = static_cast<int>(Num(tc, "num_tasks_per_node").value_or(0));
-  c->num_cpus_per_task = static_cast<int>(Num(tc, "num_cpus_per_task").value_or(0));
-  c->num_gpus_per_node = static_cast<int>(Num(tc, "num_gpus_per_node").value_or(0));
+  c->num_tasks = IntOr(Num(tc, "num_tasks"), 1);
+  c->num_tasks_per_node = IntOr(Num(tc, "num_tasks_per_node"), 0);
+  c->num_cpus_per_task = IntOr(Num(tc, "num_cpus_per_task"), 0);
+  c->num_gpus_per_node = IntOr(Num(tc, "num_gpus_per_node"), 0);
   auto exclusive = tc.find("exclusive_access");
   c->exclusive_access = exclusive != tc.end() && exclusive->is_boolean() && exclusive->get<bool>();
   c->modules = Strings(tc, "modules");

@@ -1,5 +1,7 @@
 #include "results/perflog_handlers.h"
 
+#include "config/config_parse.h"
+
 #include <algorithm>
 #include <map>
 
@@ -244,14 +246,15 @@ Status PerflogHandlers::Add(const Json& h, size_t i, const PerflogHandlerOptions
   bool ok = true;
   int level = LevelValue(h.value("level", Json("info")), &ok);
   if (!ok) return f.Error("level", "a level name (critical, error, warning, info, verbose, debug, debug2)");
-  bool receives = level <= 20 && logger_level <= 20;
+  bool would_receive = level <= 20 && logger_level <= 20;
+  bool receives = would_receive && !opts.check_only;
   if (type == "filelog") {
     auto cfg = ParseFilelog(h, f, opts, multiline);
     if (!cfg.ok()) return cfg.status();
     if (receives) files_.push_back(std::make_unique<FilelogHandler>(std::move(cfg.value())));
     return Status::OK();
   }
-  if (multiline && receives)
+  if (multiline && would_receive)
     return f.Fail("logging: perflog_multiline (perflog_compat): hetbench writes one record per performance "
                   "variable to filelog handlers only; this handler would get one per case");
   if (type == "httpjson") {
@@ -293,7 +296,7 @@ Result<std::unique_ptr<PerflogHandlers>> PerflogHandlers::Create(const Json& log
     if (!st.ok()) return fail(st);
     any_filelog |= list[i]["type"] == "filelog";
   }
-  if (!any_filelog && logger_level <= 20) {  // ReFrame's builtin handler (settings.py)
+  if (!any_filelog && logger_level <= 20 && !opts.check_only) {  // ReFrame's builtin handler (settings.py)
     FilelogConfig builtin;
     builtin.fmt.multiline = multiline;
     builtin.basedir = AbsPath(opts.basedir.empty() ? JoinPath(opts.prefix, "perflogs") : opts.basedir);
@@ -301,6 +304,21 @@ Result<std::unique_ptr<PerflogHandlers>> PerflogHandlers::Create(const Json& log
   }
   return out;
 }
+
+namespace {
+// The configuration loader checks every logging entry with Create at load
+// (config/config_parse.h), so that a bad handler is an error with its
+// file:line:column before anything runs, in `list` as in `run`.
+[[maybe_unused]] const bool kLoggingCheckRegistered = [] {
+  RegisterLoggingCheck([](const Json& entry) -> Status {
+    PerflogHandlerOptions opts;
+    opts.check_only = true;
+    auto r = PerflogHandlers::Create(entry, opts);
+    return r.ok() ? Status::OK() : r.status();
+  });
+  return true;
+}();
+}  // namespace
 
 std::vector<std::string> PerflogHandlers::FilelogDirs() const {
   std::vector<std::string> dirs;

@@ -51,6 +51,9 @@ struct PerflogHandlerOptions {
   // Makes the HTTP transport (tests pass fakes); empty = libcurl.
   std::function<Result<std::unique_ptr<HttpTransport>>()> transport;
   RetryPolicy retry;
+  // Only check the entry (no handler is made, no socket opened): how the
+  // configuration loader validates logging entries at load.
+  bool check_only = false;
 };
 
 class PerflogHandlers {

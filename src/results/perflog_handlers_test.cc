@@ -7,6 +7,7 @@
 
 #include <map>
 
+#include "config/config_loader.h"
 #include "net/test_http_server.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -317,6 +318,26 @@ TEST(PerflogHandlers, BadSettingsAreErrorsNamingTheHandlerAndKey) {
   EXPECT_NE(CreateError(Json::array({{{"type", "syslog"}, {"address", "h:1"}, {"facility", "usr"}}}))
                 .find("handlers_perflog[0] (syslog): syslog handler: unknown facility 'usr'"),
             std::string::npos);
+}
+
+// issue 16, item 13: a bad handler is an error when the configuration
+// loads (for `list` as for `run`), at the handler's file:line:column.
+TEST(PerflogHandlers, BadHandlersAreConfigurationErrorsAtTheirPlace) {
+  JinjaContext ctx;
+  ctx.getenv = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  auto load = [&](const std::string& logging) {
+    auto cfg = LoadSiteConfigSources({{"site.yaml", "logging:\n" + logging}}, ctx);
+    return cfg.ok() ? std::string("loaded") : cfg.status().str();
+  };
+  EXPECT_EQ(load("  - handlers_perflog:\n      - {type: filelog, prefix: x}\n      - {type: httpjson, url: "
+                 "'https://h:9200/x', extra_headers: {X-A: \"b\\r\\nX-Injected: 1\"}}\n"),
+            "site.yaml:4:9: logging: handlers_perflog[1] (httpjson): extra_headers: 'X-A': a header value must "
+            "not contain a line break (CR or LF) or NUL");
+  EXPECT_EQ(load("  - handlers_perflog: [{type: syslog, adress: x}]\n"),
+            "site.yaml:2:24: logging: handlers_perflog[0] (syslog): unknown key 'adress', did you mean 'address'?");
+  EXPECT_EQ(load("  - {level: loud}\n"),
+            "site.yaml:2:5: logging: level: expected a level name, got \"loud\"");
+  EXPECT_EQ(load("  - handlers_perflog: [{type: filelog, prefix: '%(check_system)s'}]\n"), "loaded");
 }
 
 TEST(PerflogHandlers, FilelogKeysHetbenchCannotHonourAreErrors) {

@@ -45,9 +45,4 @@ std::string PyPercentFormat(const std::string& fmt, const std::map<std::string, 
 // json.dumps(v) of any JSON value (objects in their own key order).
 std::string PyJsonDumps(const nlohmann::ordered_json& v);
 
-// UTF-8 helpers the text formats share: decodes the code point at s[i]
-// (U+FFFD for a malformed byte) and advances i; encodes one code point.
-uint32_t DecodeUtf8(std::string_view s, size_t& i);
-void AppendUtf8(std::string& out, uint32_t cp);
-
 }  // namespace hb

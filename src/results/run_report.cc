@@ -82,6 +82,15 @@ Json CaseToJson(const CaseResult& c) {
           {"perf", perf}};
 }
 
+// The case or session as JSON text requires: bytes that are not UTF-8
+// (a job's Latin-1 output in a failure reason) become U+FFFD, and
+// "utf8_replaced" lists where.
+Json WithValidUtf8(Json j) {
+  std::vector<std::string> replaced = RepairUtf8(j);
+  if (!replaced.empty()) j["utf8_replaced"] = replaced;
+  return j;
+}
+
 Json SessionToJson(const SessionInfo& s) {
   return {{"session_id", s.session_id}, {"version", s.version},
           {"hostname", s.hostname},     {"user", s.user},
@@ -111,6 +120,16 @@ template <typename T>
 void Read(const Json& j, const char* key, T& out) {
   auto it = j.find(key);
   if (it != j.end() && !it->is_null()) out = it->get<T>();
+}
+
+// A whole number that fits an int: 1.8e10 or 2.5 is an error, not a
+// conversion with undefined behaviour (found by fuzz/fuzz_run_report.cc).
+void Read(const Json& j, const char* key, int& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (!it->is_number_integer() || *it < std::numeric_limits<int>::min() || *it > std::numeric_limits<int>::max())
+    throw std::out_of_range(std::string(key) + ": expected a whole number, got " + it->dump());
+  out = it->get<int>();
 }
 
 // Numbers: null stands for a NaN or infinity that was written.
@@ -250,7 +269,7 @@ Status CheckSchema(const Json& doc, const std::string& name) {
   if (version == doc.end() || !version->is_number_integer()) {
     return Status::Error(name + ": schema_version is missing or not an integer");
   }
-  int v = version->get<int>();
+  long long v = version->get<long long>();
   std::string ours = std::to_string(kRunReportSchemaVersion);
   if (v > kRunReportSchemaVersion) {
     return Status::Error(name + ": schema_version " + std::to_string(v) + " is newer than this hetbench reads (" +
@@ -264,10 +283,10 @@ Status CheckSchema(const Json& doc, const std::string& name) {
 
 std::string RunReportToJson(const SessionInfo& session, const std::vector<CaseResult>& cases) {
   Json cs = Json::array();
-  for (const auto& c : cases) cs.push_back(CaseToJson(c));
+  for (const auto& c : cases) cs.push_back(WithValidUtf8(CaseToJson(c)));
   Json doc = {{"schema", kRunReportSchema},
               {"schema_version", kRunReportSchemaVersion},
-              {"session", SessionToJson(session)},
+              {"session", WithValidUtf8(SessionToJson(session))},
               {"cases", cs},
               {"summary", Summary(cases)}};
   return JsonText(doc, 2) + "\n";
@@ -288,7 +307,7 @@ Result<LoadedReport> ParseRunReport(const std::string& text, const std::string& 
   Status st = CheckSchema(doc, name);
   if (!st.ok()) return st;
   LoadedReport report;
-  report.schema_version = doc.at("schema_version").get<int>();
+  report.schema_version = static_cast<int>(doc.at("schema_version").get<long long>());  // 1..current: checked
   std::string where = "session";
   try {
     if (doc.contains("session")) report.session = SessionFromJson(doc.at("session"));
@@ -299,6 +318,8 @@ Result<LoadedReport> ParseRunReport(const std::string& text, const std::string& 
     }
   } catch (const Json::exception& e) {
     return Status::Error(name + ": " + where + ": " + Plain(e));
+  } catch (const std::out_of_range& e) {
+    return Status::Error(name + ": " + where + ": " + e.what());
   }
   return report;
 }

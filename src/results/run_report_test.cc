@@ -8,6 +8,7 @@
 
 #include "util/test_temp_dir.h"
 #include "util/fs.h"
+#include "util/strings.h"
 
 namespace hb {
 namespace {
@@ -130,6 +131,36 @@ TEST(RunReport, NonFiniteNumbersBecomeNull) {
   Result<LoadedReport> r = ParseRunReport(RunReportToJson(Session(), {c}), "r.json");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_TRUE(std::isnan(r->cases[0].perf[0].value));
+}
+
+// issue 16, item 1: bytes that are not UTF-8 (a job's Latin-1 stderr in
+// the failure reason, a perf variable named in ISO-8859-1) do not lose the
+// session: they are written as U+FFFD and the case says where.
+TEST(RunReport, BytesThatAreNotUtf8BecomeReplacementCharactersAndAreRecorded) {
+  CaseResult c;
+  c.result = "fail";
+  c.fail_reason = "exit code 1 (stderr: Gr\xFC\xDF" "e)";
+  c.parameters = {{"city", "M\xFCnchen"}};
+  PerfResult p;
+  p.name = "\xB5s";
+  c.perf = {p};
+  CaseResult clean;
+  clean.fail_reason = "caf\xC3\xA9 \xEF\xBF\xBD";  // valid UTF-8, a U+FFFD of its own included
+  SessionInfo s = Session();
+  s.argv.push_back("-n\xFF");
+  std::string text = RunReportToJson(s, {c, clean});
+  nlohmann::json doc = nlohmann::json::parse(text);  // strict: throws on invalid UTF-8
+  const auto& j = doc["cases"][0];
+  EXPECT_EQ(j["fail_reason"], "exit code 1 (stderr: Gr\uFFFD\uFFFDe)");
+  EXPECT_EQ(j["parameters"]["city"], "M\uFFFDnchen");
+  EXPECT_EQ(j["utf8_replaced"], nlohmann::json::parse(R"(["/parameters/city", "/fail_reason", "/perf/0/name"])"));
+  EXPECT_FALSE(doc["cases"][1].contains("utf8_replaced"));
+  EXPECT_EQ(doc["cases"][1]["fail_reason"], "caf\u00E9 \uFFFD");
+  EXPECT_EQ(doc["session"]["utf8_replaced"], nlohmann::json::parse(R"(["/argv/4"])"));
+  // Overlong forms and surrogates are not UTF-8 either.
+  bool replaced = false;
+  EXPECT_EQ(ValidUtf8("\xC0\x80|\xED\xA0\x80", &replaced), "\uFFFD\uFFFD|\uFFFD\uFFFD\uFFFD");
+  EXPECT_TRUE(replaced);
 }
 
 TEST(RunReport, RefusesNewerVersions) {

@@ -1,5 +1,7 @@
 #include "results/sqlite_stmt.h"
 
+#include "util/strings.h"
+
 #include <sqlite3.h>
 
 #include <cmath>
@@ -33,7 +35,10 @@ SqliteStmt& SqliteStmt::operator=(SqliteStmt&& other) noexcept {
 SqliteStmt::~SqliteStmt() { sqlite3_finalize(stmt_); }
 
 SqliteStmt& SqliteStmt::Bind(int i, const std::string& v) {
-  sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+  // SQLite text is UTF-8; bytes that are not become U+FFFD (the run
+  // report records where: utf8_replaced).
+  std::string text = ValidUtf8(v);
+  sqlite3_bind_text(stmt_, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
   return *this;
 }
 

@@ -499,7 +499,7 @@ Status Executor::BindRun(Task* t) {
   run.prefix = session_.prefix;
   run.session = session_.id;
   run.repetition = t->rep;
-  run.partition = PartitionValues(*t->part);
+  run.partition = PartitionValues(session_.system(), *t->part);
   for (const Task* d : t->deps) run.deps.emplace(d->tc->spec->name, std::make_pair(d->stagedir, d->outputdir));
   auto bound = BindForRun(*t->tc, run);
   if (!bound.ok()) return bound.status();

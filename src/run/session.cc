@@ -56,8 +56,12 @@ Result<SiteConfig> LoadConfiguration(const std::vector<std::string>& cli_files) 
 // The placeholder names a partition defines: processor.FIELD for each
 // field of its processor that is known, and devices.TYPE.num_devices,
 // devices.TYPE.arch and devices.TYPE.model for each device type.
-std::shared_ptr<const std::map<std::string, Value>> PartitionValues(const Partition& p) {
+std::shared_ptr<const std::map<std::string, Value>> PartitionValues(const System& sys, const Partition& p) {
   auto values = std::make_shared<std::map<std::string, Value>>();
+  // ReFrame's current_system.resourcesdir: where a site keeps tests' large
+  // inputs ('.' when unset, as in ReFrame); $VARS expand.
+  (*values)["system.resourcesdir"] =
+      Value::Str(sys.resourcesdir.empty() ? "." : ExpandVars(sys.resourcesdir, ProcessEnv));
   for (const char* f : {"arch", "vendor", "model", "platform", "num_cpus", "num_cpus_per_core", "num_cpus_per_socket",
                         "num_sockets"}) {
     auto v = ProcessorField(p.processor, f);
@@ -146,7 +150,7 @@ std::vector<PartitionView> Views(const SiteConfig& config, const System& sys,
   std::vector<PartitionView> views;
   for (const auto& pname : parts) {
     const Partition* p = sys.FindPartition(pname);
-    PartitionView v{sys.name, p->name, p->features, {}, p->aliases, p->scheduler, PartitionValues(*p)};
+    PartitionView v{sys.name, p->name, p->features, {}, p->aliases, p->scheduler, PartitionValues(sys, *p)};
     for (const auto& ename : p->environs) {
       if (const Environment* e = config.FindEnvironment(ename, sys.name, p->name))
         v.environs.push_back({e->name, e->features});

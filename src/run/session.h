@@ -74,8 +74,9 @@ std::string NewSessionId();
 
 // The placeholder names a partition defines (model/bind.h): processor.FIELD
 // for each known field of its processor, and devices.TYPE.num_devices,
-// devices.TYPE.arch and devices.TYPE.model for each device type.
-std::shared_ptr<const std::map<std::string, Value>> PartitionValues(const Partition& p);
+// devices.TYPE.arch and devices.TYPE.model for each device type, and the
+// system's system.resourcesdir.
+std::shared_ptr<const std::map<std::string, Value>> PartitionValues(const System& sys, const Partition& p);
 
 // The site configuration in force: the files given with -C, else those in
 // HETBENCH_CONFIG_FILES, else the embedded generic configuration; partitions

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "util/ecma_regex.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -87,11 +88,9 @@ BatchScheduler::BatchScheduler(std::unique_ptr<CommandRunner> runner, BatchOptio
 BatchScheduler::PartitionOptions BatchScheduler::Compile(BatchOptions o) const {
   PartitionOptions p;
   for (const auto& re : o.resubmit_on_errors) {
-    try {
-      p.resubmit_res.emplace_back(re);
-    } catch (const std::regex_error&) {
-      Notice("sched_options: resubmit_on_errors: '" + re + "' is not a valid regex; ignored");
-    }
+    auto compiled = CompileEcmaRegex(re);
+    if (compiled.ok()) p.resubmit_res.push_back(std::move(compiled).value());
+    else Notice("sched_options: resubmit_on_errors: " + compiled.status().message() + "; this pattern is left out");
   }
   p.opts = std::move(o);
   return p;

@@ -73,6 +73,64 @@ std::string ShellQuote(std::string_view s) {
   return out;
 }
 
+uint32_t DecodeUtf8(std::string_view s, size_t& i) {
+  unsigned char c = s[i];
+  int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+  if (len == 0 || i + len > s.size()) {
+    ++i;
+    return 0xFFFD;
+  }
+  uint32_t cp = len == 1 ? c : c & (0x7F >> len);
+  for (int k = 1; k < len; ++k) {
+    unsigned char cc = s[i + k];
+    if ((cc >> 6) != 2) {
+      ++i;
+      return 0xFFFD;
+    }
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  static const uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+    ++i;
+    return 0xFFFD;
+  }
+  i += len;
+  return cp;
+}
+
+void AppendUtf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::string ValidUtf8(std::string_view s, bool* replaced) {
+  std::string out;
+  out.reserve(s.size());
+  bool any = false;
+  for (size_t i = 0; i < s.size();) {
+    size_t at = i;
+    uint32_t cp = DecodeUtf8(s, i);
+    if (cp == 0xFFFD && !(i - at == 3 && s.compare(at, 3, "\xEF\xBF\xBD") == 0)) any = true;
+    if (cp < 0x80) out += static_cast<char>(cp);
+    else AppendUtf8(out, cp);
+  }
+  if (replaced) *replaced = any;
+  return out;
+}
+
 std::optional<uint64_t> ParseByteSize(std::string_view in) {
   std::string s = Trim(in);
   size_t i = 0;

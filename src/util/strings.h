@@ -53,6 +53,17 @@ std::string ClosestMatch(std::string_view word, const std::vector<std::string>& 
 // ", did you mean 'x'?" or "" when no candidate is close.
 std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates);
 
+// UTF-8, for the formats that require it (JSON, XML, HTML, SQLite text):
+// everything else carries text as the bytes it came as. DecodeUtf8 decodes
+// the code point at s[i] and advances i; a byte that does not start a
+// well-formed sequence (overlong forms, surrogates and code points above
+// U+10FFFF included) gives U+FFFD and advances one byte. AppendUtf8 encodes
+// one code point. ValidUtf8 is `s` with every such byte replaced by U+FFFD;
+// `replaced` (when given) tells whether any was.
+uint32_t DecodeUtf8(std::string_view s, size_t& i);
+void AppendUtf8(std::string& out, uint32_t cp);
+std::string ValidUtf8(std::string_view s, bool* replaced = nullptr);
+
 // Formats a double with up to `digits` significant digits, no trailing zeros.
 std::string FormatNumber(double v, int digits = 6);
 

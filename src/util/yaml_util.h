@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "util/status.h"
+#include "util/strings.h"
 
 namespace hb {
 
@@ -51,6 +52,43 @@ nlohmann::json YamlToJson(const YAML::Node& node);
 template <typename Json>
 std::string JsonText(const Json& j, int indent = -1) {
   return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+// Makes every string of `j` (object keys included) valid UTF-8 in place,
+// each byte that is not part of a well-formed sequence becoming U+FFFD
+// (ValidUtf8), and returns the JSON pointers of what changed ("/fail_reason",
+// "/perf/0/name"): a run report records them, so that a replaced byte is
+// never a silent change of the text.
+template <typename Json>
+void RepairUtf8At(Json& j, const std::string& at, std::vector<std::string>& out) {
+  if (j.is_string()) {
+    bool replaced = false;
+    std::string fixed = ValidUtf8(j.template get_ref<const std::string&>(), &replaced);
+    if (replaced) {
+      j = fixed;
+      out.push_back(at.empty() ? "/" : at);
+    }
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) RepairUtf8At(j[i], at + "/" + std::to_string(i), out);
+  } else if (j.is_object()) {
+    Json fixed = Json::object();
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      bool replaced = false;
+      std::string key = ValidUtf8(it.key(), &replaced);
+      // RFC 6901: '~' is "~0" and '/' is "~1" in a pointer.
+      std::string where = at + "/" + ReplaceAll(ReplaceAll(key, "~", "~0"), "/", "~1");
+      if (replaced) out.push_back(where);
+      fixed[key] = std::move(it.value());
+      RepairUtf8At(fixed[key], where, out);
+    }
+    j = std::move(fixed);
+  }
+}
+template <typename Json>
+std::vector<std::string> RepairUtf8(Json& j) {
+  std::vector<std::string> out;
+  RepairUtf8At(j, "", out);
+  return out;
 }
 
 // The JSON value of one YAML scalar written plainly (unquoted), e.g.

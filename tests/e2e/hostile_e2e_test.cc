@@ -289,4 +289,30 @@ sanity: [{not_pattern: '^(a|aa)+$'}]
   EXPECT_EQ(r["cases"][0]["result"], "cancelled") << r["cases"][0].dump(1);
 }
 
+// issue 16, item 11: the system's resourcesdir is honoured, as ReFrame's
+// current_system.resourcesdir: tests read it as {system.resourcesdir}.
+TEST(HostileE2E, TheSystemsResourcesdirIsAPlaceholder) {
+  std::string dir = TempDir();
+  Write(dir + "/site.yaml", R"(
+systems:
+  - name: s
+    hostnames: ['.*']
+    resourcesdir: $HB_TEST_ROOT/res
+    partitions:
+      - {name: p, scheduler: local, launcher: local, environs: [e]}
+environments:
+  - {name: e}
+)");
+  Write(dir + "/res/input.txt", "big input\n");
+  Write(dir + "/t.yaml", "name: t\nexecutable: cat\nexecutable_opts: ['{system.resourcesdir}/input.txt']\n"
+                         "sanity: [{pattern: '^big input$'}]\n");
+  Output o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--prefix", "out"}, dir, 60, {{"HB_TEST_ROOT", dir}});
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  // Unset, it is '.', as in ReFrame.
+  Write(dir + "/u.yaml", "name: u\nexecutable: echo\nexecutable_opts: ['dir={system.resourcesdir}']\n"
+                         "sanity: [{pattern: '^dir=\\.$'}]\n");
+  Output u = Hetbench({"run", "-c", "u.yaml", "--prefix", "out2"}, dir, 60);
+  EXPECT_EQ(u.exit_code, 0) << u.out << u.err;
+}
+
 }  // namespace

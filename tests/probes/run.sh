@@ -54,6 +54,11 @@ file_t_yaml='name: latin\nexecutable: sh\nexecutable_opts: ["-c", "printf '"'"'G
 FILES=(file_t_yaml); hb run -c t.yaml --prefix out
 check "a job's Latin-1 stderr: run ends normally with 21 cases in the report" \
   eval 'rc_is 0 && [ -n "$(report)" ] && [ "$(grep -o "\"result\": *\"pass\"" "$(report)" | wc -l)" = 21 ]'
+file_t_yaml='name: latin\nexecutable: sh\nexecutable_opts: ["-c", "'"'"'printf \"Gr\\\\374\\\\337e\\\\n\" >&2; exit 1'"'"'"]\nsanity: [{pattern: x}]\n'
+FILES=(file_t_yaml); hb run -c t.yaml --prefix out
+GRUSSE=$'Gr\xef\xbf\xbd\xef\xbf\xbde' 
+check "a failure reason quoting Latin-1 stderr: U+FFFD in the report, recorded in utf8_replaced" \
+  eval 'rc_is 1 && has "$(cat "$(report)")" "$GRUSSE" && has "$(cat "$(report)")" "\"/fail_reason\""'
 file_t_yaml='name: iso\ndescr: "M\xfcnchen"\nexecutable: echo\nexecutable_opts: [hello]\nsanity: [{pattern: hello}]\n'
 FILES=(file_t_yaml); hb run -c t.yaml --prefix out
 check "a test file in ISO-8859-1 runs and is reported" eval 'rc_is 0 && [ -n "$(report)" ]'
@@ -78,6 +83,10 @@ for field in system partition; do
   check "a $field name with ../ is refused, nothing written outside the prefix" \
     eval 'rc_is 2 && has "$ERR" "is not valid" && [ ! -e "$DIR/esc" ] && [ ! -e "$DIR/out/esc" ]'
 done
+file_t_yaml='name: "../../esc"\nexecutable: echo\nexecutable_opts: [hello]\nsanity: [{pattern: hello}]\n'
+FILES=(file_t_yaml); hb run -c t.yaml --prefix out/in
+check "a test named ../../esc is refused with its place" \
+  eval 'rc_is 2 && has "$ERR" "t.yaml:1:" && [ ! -e "$DIR/esc" ] && [ ! -e "$DIR/out/esc" ]'
 file_t_yaml='name: t\nparameters: {p: ["../../esc"]}\nexecutable: echo\nexecutable_opts: [hello]\nsanity: [{pattern: hello}]\nkeep_files: [x]\nprerun_cmds: ["echo x > x"]\n'
 FILES=(file_t_yaml); hb run -c t.yaml --prefix out --keep-stage-files
 check "a parameter value ../../esc stays inside the prefix" eval '[ ! -e "$DIR/esc" ] && [ -z "$(find "$DIR" -maxdepth 2 -name esc)" ]'
