@@ -1,5 +1,6 @@
 #include "util/ecma_regex.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace hb {
@@ -13,7 +14,11 @@ long LargestOverLimit(const std::string& p) {
   for (size_t i = 0; i < p.size(); ++i) {
     char c = p[i];
     if (c == '\\') {
-      ++i;
+      // \N is a back-reference, read into a long like a count.
+      size_t k = i + 1;
+      while (k < p.size() && std::isdigit(static_cast<unsigned char>(p[k]))) ++k;
+      if (k - (i + 1) > 4) return 1;
+      i = std::max(i + 1, k - 1);
       continue;
     }
     if (in_class) {
@@ -40,7 +45,7 @@ long LargestOverLimit(const std::string& p) {
 Result<std::regex> CompileEcmaRegex(const std::string& pattern, std::regex::flag_type flags) {
   if (LargestOverLimit(pattern) > 0)
     return Status::Error("'" + pattern + "': a repeat count above " + std::to_string(kMaxEcmaRepeat) +
-                         " is not supported");
+                         " (or a back-reference number of more than 4 digits) is not supported");
   try {
     return std::regex(pattern, flags);
   } catch (const std::regex_error& e) {
