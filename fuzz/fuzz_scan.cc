@@ -16,22 +16,6 @@
 
 namespace {
 
-class Trickle : public hb::Regex::ScanSource {
- public:
-  Trickle(std::string_view text, size_t block) : text_(text), block_(block) {}
-  hb::Result<size_t> Read(char* dst, size_t n) override {
-    size_t k = std::min({n, block_, text_.size() - pos_});
-    std::memcpy(dst, text_.data() + pos_, k);
-    pos_ += k;
-    return k;
-  }
-
- private:
-  std::string_view text_;
-  size_t block_;
-  size_t pos_ = 0;
-};
-
 struct Found {
   hb::Status status;
   std::vector<hb::RegexMatch> matches;
@@ -65,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text = in.substr(nul + 2);
   hb::StringScanSource whole_src(text);
   Found whole = Search(*re, whole_src, size_t{1} << 30);
-  Trickle pieces_src(text, block);
+  hb::StringScanSource pieces_src(text, block);
   Found pieces = Search(*re, pieces_src, 1);
   // A search PCRE2 gave up on may give up elsewhere when cut differently;
   // otherwise both must find the same matches.

@@ -331,7 +331,7 @@ Status Regex::Scan(ScanSource& source, const ScanOptions& opt, const ScanVisitor
 }
 
 Result<size_t> StringScanSource::Read(char* dst, size_t n) {
-  size_t k = std::min(n, text_.size() - pos_);
+  size_t k = std::min({n, max_read_, text_.size() - pos_});
   std::memcpy(dst, text_.data() + pos_, k);
   pos_ += k;
   return k;

@@ -111,14 +111,17 @@ class Regex::ScanSource {
   virtual Result<size_t> Read(char* dst, size_t n) = 0;
 };
 
-// A text in memory.
+// A text in memory. `max_read` bounds what one Read hands out (a seam:
+// tests and the fuzzer cut a text into pieces of a few bytes, as a pipe
+// might).
 class StringScanSource : public Regex::ScanSource {
  public:
-  explicit StringScanSource(std::string_view text) : text_(text) {}
+  explicit StringScanSource(std::string_view text, size_t max_read = SIZE_MAX) : text_(text), max_read_(max_read) {}
   Result<size_t> Read(char* dst, size_t n) override;
 
  private:
   std::string_view text_;
+  size_t max_read_;
   size_t pos_ = 0;
 };
 

@@ -110,24 +110,6 @@ TEST(Regex, MatchLimitIsAnErrorNotNoMatch) {
   EXPECT_EQ(Whole(re, "aaaa\nb\naaaa\n").size(), 2u);
 }
 
-// A source that hands out at most `block` bytes per Read, like a pipe or
-// a file read in small pieces, so that segments end in odd places.
-class TrickleSource : public Regex::ScanSource {
- public:
-  TrickleSource(std::string text, size_t block) : text_(std::move(text)), block_(block) {}
-  Result<size_t> Read(char* dst, size_t n) override {
-    size_t k = std::min({n, block_, text_.size() - pos_});
-    std::copy_n(text_.data() + pos_, k, dst);
-    pos_ += k;
-    return k;
-  }
-
- private:
-  std::string text_;
-  size_t block_;
-  size_t pos_ = 0;
-};
-
 struct Found {
   std::vector<std::string> texts;
   std::vector<size_t> offsets;
@@ -135,7 +117,7 @@ struct Found {
 };
 
 Found ScanAll(const Regex& re, const std::string& text, size_t block, Regex::ScanOptions opts = {}) {
-  TrickleSource src(text, block);
+  StringScanSource src(text, block);
   Found f;
   Status st = re.Scan(src, opts, [&](const RegexMatch& m, const Regex::MatchPlace& at) {
     f.texts.push_back(*m.groups[0]);
@@ -208,7 +190,7 @@ TEST(RegexScan, AMatchLongerThanTheSpanLimitIsAnError) {
   Regex re = MustCompile("(?s)BEGIN.*END");
   Regex::ScanOptions opts;
   opts.max_match_span = 1 << 20;
-  TrickleSource src(text, 1 << 20);
+  StringScanSource src(text, 1 << 20);
   Status st = re.Scan(src, opts, [](const RegexMatch&, const Regex::MatchPlace&) { return true; });
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("would match more than 1 MiB of the output from byte 0"), std::string::npos) << st.str();
@@ -221,7 +203,7 @@ TEST(RegexScan, InterruptedIsAskedBetweenSegmentsAndStopsTheScan) {
   int asked = 0;
   Regex::ScanOptions opts;
   opts.interrupted = [&asked] { return ++asked == 5; };
-  TrickleSource src(text, 1 << 20);
+  StringScanSource src(text, 1 << 20);
   size_t matches = 0;
   Status st = MustCompile("^item").Scan(src, opts, [&](const RegexMatch&, const Regex::MatchPlace&) {
     ++matches;
@@ -235,7 +217,7 @@ TEST(RegexScan, InterruptedIsAskedBetweenSegmentsAndStopsTheScan) {
 
 TEST(RegexScan, PlaceGivesTheLineOfTheMatch) {
   std::string text = NumberedLines(30000) + "ERROR: disk full\r\n" + NumberedLines(10);
-  TrickleSource src(text, 4096);
+  StringScanSource src(text, 4096);
   std::string where;
   ASSERT_TRUE(MustCompile("disk").Scan(src, {}, [&](const RegexMatch&, const Regex::MatchPlace& at) {
     where = std::to_string(at.Line()) + ":" + at.LineText(120) + "|" + at.LineText(5);
