@@ -22,11 +22,8 @@ executable_opts: [hello]
 sanity: [{pattern: hello}]
 )";
 
-// A site with one local partition and `general` entries as given.
-std::string LocalSite(const std::string& general) {
-  return "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n      - {name: p, scheduler: local, "
-         "launcher: local, environs: [e]}\nenvironments:\n  - {name: e}\ngeneral:\n" + general;
-}
+// The shared one-partition local site with `general` entries as given.
+std::string LocalSite(const std::string& general) { return e2e::LocalSite("general:\n" + general); }
 
 TEST(HostileE2E, EnvironmentNameWithDotDotStopsTheLoadAndDeletesNothing) {
   std::string dir = TempDir();
