@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/stats.h"
+#include "util/json_field.h"
 
 namespace hb {
 
@@ -41,7 +42,7 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
     std::string rest, label = k.name;
     if (params.is_object()) {
       for (auto it = params.begin(); it != params.end(); ++it) {
-        std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+        std::string v = JsonStringOrDump(it.value());
         char* end = nullptr;
         double scale = std::strtod(v.c_str(), &end);
         if (m.parameter.empty() && IsScalingParameter(it.key()) && end && *end == '\0' && scale > 0) {

@@ -58,11 +58,18 @@ std::vector<Detected> Topologies(const DetectCommandOptions& o, const SiteConfig
   std::vector<Detected> out;
   std::vector<DetectTarget> targets;
   std::vector<std::string> files;
+  std::vector<bool> queued;  // out[i] waits for a detection job
   for (const Partition* p : parts) {
-    std::string file = TopologyFile(TopologyPrefix(cfg.SectionFor("general", sys.name, p->name), ProcessEnv),
-                                    sys.name, p->name);
+    auto where = TopologyFile(TopologyPrefix(cfg.SectionFor("general", sys.name, p->name), ProcessEnv),
+                              sys.name, p->name);
     out.push_back({sys.name + ":" + p->name, Status::Error("not detected")});
-    files.push_back(file);
+    files.push_back(where.ok() ? *where : "");
+    queued.push_back(false);
+    if (!where.ok()) {
+      out.back().topology = where.status();
+      continue;
+    }
+    const std::string& file = *where;
     if (!o.refresh && PathExists(file)) {
       out.back().topology = ReadTopologyFile(file);
       if (out.back().topology.ok()) {
@@ -73,6 +80,7 @@ std::vector<Detected> Topologies(const DetectCommandOptions& o, const SiteConfig
       }
     }
     targets.push_back({&sys, p});
+    queued.back() = true;
   }
   DetectJobOptions job;
   job.exe = o.exe;
@@ -84,7 +92,7 @@ std::vector<Detected> Topologies(const DetectCommandOptions& o, const SiteConfig
   *interrupted = detected.interrupt_signal;
   size_t next = 0;
   for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i].topology.ok()) continue;
+    if (!queued[i]) continue;
     out[i].topology = std::move(detected.results[next++]);
     if (!out[i].topology.ok()) continue;
     Status st = WriteTopologyFile(files[i], *out[i].topology);

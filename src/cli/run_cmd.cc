@@ -17,6 +17,7 @@
 #include "run/remote_detect.h"
 #include "sched/scheduler_factory.h"
 #include "util/fs.h"
+#include "util/log.h"
 #include "util/strings.h"
 #include "version.h"
 
@@ -94,6 +95,28 @@ PreviousValues PreviousFromStore(const RunCommandOptions& o, const Session& s, c
     out[PreviousKey(label, k.var)] = PreviousValue{p.value, table->sessions[p.session].session_id};
   }
   return out;
+}
+
+// Text that is not UTF-8 (a job's Latin-1 output in a failure reason) is
+// written as U+FFFD in the report and the store; each place is in the main
+// log, and the console says once that it happened and where to look.
+void NoteInvalidUtf8(const SessionInfo& info, const std::vector<CaseResult>& results, Console* console) {
+  size_t cases = 0;
+  std::vector<std::string> session_fields = InvalidUtf8Fields(info);
+  if (!session_fields.empty())
+    LogRecord(kLogWarning, "session: not UTF-8, written with U+FFFD: " + Join(session_fields, ", "));
+  for (const auto& r : results) {
+    std::vector<std::string> fields = InvalidUtf8Fields(r);
+    if (fields.empty()) continue;
+    ++cases;
+    LogRecord(kLogWarning, r.display_name + " @" + r.system + ":" + r.partition + "+" + r.environ +
+                               ": not UTF-8, written with U+FFFD: " + Join(fields, ", "));
+  }
+  if (cases == 0 && session_fields.empty()) return;
+  console->Note("hetbench: note: " +
+                (cases ? std::to_string(cases) + (cases == 1 ? " case has" : " cases have") : std::string("the session has")) +
+                " text that is not UTF-8; the report and the store have it with U+FFFD in its place, and list the "
+                "fields in `utf8_replaced` (the output files keep the bytes)");
 }
 
 // How long the end of a run waits for perflog records still being sent.
@@ -219,6 +242,7 @@ int RunCommand(RunCommandOptions o) {
   for (const auto& r : results) failed |= r.result == "fail";
   info.exit_code = executor.interrupted() ? 130 : (failed ? 1 : 0);
 
+  NoteInvalidUtf8(info, results, &console);
   std::string report = o.report_file.empty() ? JoinPath(session.prefix, "reports/run-" + session.id + ".json")
                                              : AbsPath(o.report_file);
   // A record that cannot be written (report, JUnit, store) is exit status

@@ -9,6 +9,7 @@
 #include "config/config_parse.h"
 #include "config/detect.h"
 #include "util/fs.h"
+#include "util/json_field.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
 
@@ -130,12 +131,18 @@ void Finish(SiteConfig* cfg) {
   cfg->raw["systems"] = systems;
   cfg->raw["environments"] = envs;
   cfg->modes.clear();
-  for (const auto& m : cfg->raw.value("modes", nlohmann::json::array()))
+  // modes, logging, storage: lists of mappings, checked when each file
+  // was read (config_parse.cc).
+  auto list = [&](const char* section) {
+    auto l = JsonField(cfg->raw)[section].List();
+    return l.ok() ? std::move(l).value() : nlohmann::json::array();
+  };
+  for (const auto& m : list("modes"))
     if (JsonTargets(m) == std::vector<std::string>{"*"})
       cfg->modes[JsonName(m)] = m.contains("options") ? JsonTextList(m["options"]) : std::vector<std::string>();
   cfg->general = cfg->SectionFor("general", "");
-  cfg->logging = cfg->raw.value("logging", nlohmann::json::array());
-  cfg->storage = cfg->raw.value("storage", nlohmann::json::array());
+  cfg->logging = list("logging");
+  cfg->storage = list("storage");
 }
 
 // The first system with a `hostnames` regex matching the start of

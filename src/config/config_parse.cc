@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "config/config_yaml.h"
+#include "config/general_options.h"
 #include "config/module_spec.h"
 #include "sched/scheduler_factory.h"
 #include "util/ecma_regex.h"
@@ -359,6 +360,14 @@ Result<Partition> ParsePartition(const Fields& unnamed, const std::string& syste
   // "k8s", "pbspro" is "pbs"); an unknown name is reported, with the
   // partition's place, before anything runs (Executor::Prepare).
   p.scheduler = CanonicalSchedulerName(p.scheduler);
+  // Its sched_options, as the backend reads them, with their places.
+  auto backend = FindSchedulerBackend(p.scheduler);
+  if (f.Has("sched_options") && backend.ok() && (*backend)->check_options) {
+    JsonMarks marks;
+    nlohmann::json so = YamlToJson(f.Get("sched_options"), f.file(), &marks);
+    Status st = (*backend)->check_options(JsonField(so, "sched_options", &marks));
+    if (!st.ok()) return Status::Error(st.mark().known() ? st.mark() : f.Mark(), what + ": " + st.message());
+  }
   AddDefaultExtras(&p);
   p.raw = YamlToJson(f.node());
   return p;
@@ -472,49 +481,21 @@ Status CheckModes(const YAML::Node& root, const std::string& file) {
   });
 }
 
-// The keys of `general` and `storage` hetbench reads, checked for their
-// type here, at load, with file:line:column (a wrong type is never
-// silently ignored, nor found only when a run reaches it). ReFrame's other
-// keys are accepted as ReFrame accepts them.
+// The keys of `general` hetbench reads, checked here, at load, with
+// file:line:column, by the reader every later use goes through
+// (general_options.h): a wrong type is never silently ignored, nor found
+// only when a run reaches it. ReFrame's other keys are accepted as ReFrame
+// accepts them.
 Status CheckGeneral(const Fields& f) {
-  std::vector<std::string> list;
-  std::string text;
-  double seconds = 0;
-  int n = 0;
-  // As hetbench reads them (JSON): true or false, a list of strings.
-  auto boolean = [&](const char* key) -> Status {
-    if (!f.Has(key) || YamlToJson(f.Get(key)).is_boolean()) return Status::OK();
-    return Status::Error(MarkOf(f.Get(key), f.file()),
-                         std::string(key) + ": expected true or false, got " + YamlTypeName(f.Get(key)));
-  };
-  auto strings = [&](const char* key) -> Status {
-    if (f.Has(key) && !f.Get(key).IsSequence())
-      return Status::Error(MarkOf(f.Get(key), f.file()),
-                           std::string(key) + ": expected a list of strings, got " + YamlTypeName(f.Get(key)));
-    return f.List(key, &list);
-  };
-  Status s = FirstError({strings("check_search_path"), boolean("check_search_recursive"),
-                         boolean("remote_detect"), f.Str("remote_workdir", &text), f.Str("remote_hetbench", &text),
-                         f.Duration("remote_detect_time_limit", &seconds), f.Str("topology_prefix", &text),
-                         strings("module_mappings"), f.Int("regex_match_limit", &n)});
-  if (!s.ok()) return s;
-  if (f.Has("regex_match_limit") && n <= 0)
-    return Status::Error(MarkOf(f.Get("regex_match_limit"), f.file()),
-                         "regex_match_limit: expected a positive number of match steps (default 10000000), got " +
-                             std::to_string(n));
-  s = f.Int("max_cases", &n);
-  if (!s.ok()) return s;
-  if (f.Has("max_cases") && n <= 0)
-    return Status::Error(MarkOf(f.Get("max_cases"), f.file()),
-                         "max_cases: expected a positive number of cases (default 1000000), got " + std::to_string(n));
-  if (f.Has("max_output_per_case")) {
-    YAML::Node v = f.Get("max_output_per_case");
-    if (!v.IsScalar() || !ParseByteSize(v.Scalar()) || *ParseByteSize(v.Scalar()) == 0)
-      return Status::Error(MarkOf(v, f.file()),
-                           "max_output_per_case: expected a size such as 1GiB, 500MiB or a number of bytes "
-                           "(default 1GiB), got " + (v.IsScalar() ? "'" + v.Scalar() + "'" : YamlTypeName(v)));
-  }
-  return Status::OK();
+  JsonMarks marks;
+  nlohmann::json entry = YamlToJson(f.Map(), f.file(), &marks);
+  auto general = ReadGeneralOptions(JsonField(entry, "general", &marks));
+  if (!general.ok()) return general.status();
+  if (general->module_mappings.empty()) return Status::OK();
+  auto mappings = ParseModuleMappings(general->module_mappings);
+  if (mappings.ok()) return Status::OK();
+  return Status::Error(MarkOf(f.Get("module_mappings"), f.file()),
+                       mappings.status().Prefixed("general: module_mappings").message());
 }
 
 Status CheckStorage(const Fields& f) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "util/strings.h"
 #include "util/yaml_util.h"
 
 // GCC 12 warns about designated initializers that leave members at their
@@ -52,22 +53,31 @@ TEST(ConfigParse, WrongTypeNamesTheValue) {
 // with the value's place, instead of a crash or a silent default later.
 TEST(ConfigParse, GeneralAndStorageValuesAreTyped) {
   EXPECT_EQ(ErrorOf("general:\n  - remote_detect: 'yes'\n"),
-            "site.yaml:2:20: remote_detect: expected true or false, got a scalar 'yes'");
+            "site.yaml:2:20: general: remote_detect: expected true or false, got a string 'yes'");
   EXPECT_EQ(ErrorOf("general:\n  - topology_prefix: [1]\n"),
-            "site.yaml:2:22: topology_prefix: expected a string, got a list");
+            "site.yaml:2:22: general: topology_prefix: expected a string, got a list");
   EXPECT_EQ(ErrorOf("general:\n  - regex_match_limit: 0\n"),
-            "site.yaml:2:24: regex_match_limit: expected a positive number of match steps (default 10000000), got 0");
+            "site.yaml:2:24: general: regex_match_limit: expected a positive number of match steps (default 10000000), "
+            "got 0");
   EXPECT_EQ(ErrorOf("general:\n  - max_cases: -5\n"),
-            "site.yaml:2:16: max_cases: expected a positive number of cases (default 1000000), got -5");
+            "site.yaml:2:16: general: max_cases: expected a positive number of cases (default 1000000), got -5");
   EXPECT_EQ(ErrorOf("general:\n  - max_output_per_case: lots\n"),
-            "site.yaml:2:26: max_output_per_case: expected a size such as 1GiB, 500MiB or a number of bytes "
-            "(default 1GiB), got 'lots'");
+            "site.yaml:2:26: general: max_output_per_case: expected a size such as 1GiB, 500MiB or a number of "
+            "bytes (default 1GiB), got a string 'lots'");
   EXPECT_EQ(ErrorOf("general:\n  - max_output_per_case: [1]\n"),
-            "site.yaml:2:26: max_output_per_case: expected a size such as 1GiB, 500MiB or a number of bytes "
-            "(default 1GiB), got a list");
+            "site.yaml:2:26: general: max_output_per_case: expected a size such as 1GiB, 500MiB or a number of "
+            "bytes (default 1GiB), got a list");
   EXPECT_EQ(ErrorOf("general:\n  - {max_cases: 10, max_output_per_case: 500MiB}\n"), "no error");
   EXPECT_EQ(ErrorOf("general:\n  - check_search_path: tests\n"),
-            "site.yaml:2:24: check_search_path: expected a list of strings, got a scalar 'tests'");
+            "site.yaml:2:24: general: check_search_path: expected a list of strings, got a string 'tests'");
+  EXPECT_EQ(ErrorOf("general:\n  - remote_detect_time_limit: soon\n"),
+            "site.yaml:2:31: general: remote_detect_time_limit: expected a duration such as '30s', '10m', '1h30m' "
+            "or '2d', got a string 'soon'");
+  EXPECT_EQ(ErrorOf("general:\n  - module_mappings: [3]\n"),
+            "site.yaml:2:23: general: module_mappings[0]: expected a string, got 3");
+  EXPECT_EQ(ErrorOf("general:\n  - regex_match_limit: 1.5\n"),
+            "site.yaml:2:24: general: regex_match_limit: expected a positive number of match steps (default 10000000), "
+            "got 1.5");
   EXPECT_EQ(ErrorOf("storage:\n  - sqlite_db_file: [x]\n"),
             "site.yaml:2:21: sqlite_db_file: expected a string, got a list");
   EXPECT_EQ(ErrorOf("storage:\n  - sqlite_conn_timeout: soon\n"),
@@ -78,6 +88,25 @@ TEST(ConfigParse, GeneralAndStorageValuesAreTyped) {
   EXPECT_EQ(ErrorOf("general:\n  - {remote_detect: true, regex_match_limit: 500, check_search_recursive: false}\n"
                     "storage:\n  - {enable: true, sqlite_db_file: x.db, sqlite_conn_timeout: 20}\n"),
             "no error");
+}
+
+// issue 16, item 4: a partition's sched_options are checked when the
+// configuration loads, as its backend reads them, at the value's place.
+TEST(ConfigParse, SchedOptionsAreCheckedAtLoadWithTheirPlace) {
+  auto slurm = [](const std::string& options) {
+    std::string text = WithPartitionKeys("        sched_options: " + options + "\n");
+    return ReplaceAll(text, "scheduler: local", "scheduler: slurm");
+  };
+  EXPECT_EQ(ErrorOf(slurm("{lost_after: soon}")),
+            "site.yaml:8:37: partition 'c:p': sched_options: 'lost_after' must be a number of seconds >= 0");
+  EXPECT_EQ(ErrorOf(slurm("{resubmit_on_errors: [1]}")),
+            "site.yaml:8:45: partition 'c:p': sched_options: 'resubmit_on_errors' must be a list of strings");
+  EXPECT_EQ(ErrorOf(slurm("{max_resubmits: -1}")),
+            "site.yaml:8:40: partition 'c:p': sched_options: 'max_resubmits' must be an integer >= 0");
+  EXPECT_EQ(ErrorOf(slurm("{lost_after: 30, ssh_hosts: [a]}")), "no error");
+  std::string sge = ReplaceAll(slurm("{pe: ''}"), "scheduler: slurm", "scheduler: sge");
+  EXPECT_EQ(ErrorOf(sge),
+            "site.yaml:8:29: partition 'c:p': sched_options: 'pe' must be the name of a parallel environment (e.g. smp)");
 }
 
 // issue 16, item 2: names become folders, so none may lead elsewhere.

@@ -5,6 +5,7 @@
 #include <regex>
 #include <set>
 
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -67,11 +68,11 @@ void Emit(YAML::Emitter& out, const nlohmann::json& v) {
   switch (v.type()) {
     case nlohmann::json::value_t::object: return EmitMap(out, v);
     case nlohmann::json::value_t::array: return EmitSeq(out, v);
-    case nlohmann::json::value_t::string: return EmitString(out, v.get<std::string>());
-    case nlohmann::json::value_t::boolean: out << v.get<bool>(); return;
-    case nlohmann::json::value_t::number_integer: out << v.get<long long>(); return;
-    case nlohmann::json::value_t::number_unsigned: out << v.get<unsigned long long>(); return;
-    case nlohmann::json::value_t::number_float: out << FloatText(v.get<double>()); return;
+    case nlohmann::json::value_t::string: return EmitString(out, *JsonStringPtr(v));
+    case nlohmann::json::value_t::boolean: out << *JsonBool(v); return;
+    case nlohmann::json::value_t::number_integer:
+    case nlohmann::json::value_t::number_unsigned: out << v.dump(); return;
+    case nlohmann::json::value_t::number_float: out << FloatText(*JsonNumber(v)); return;
     default: out << YAML::Null; return;
   }
 }
@@ -79,9 +80,9 @@ void Emit(YAML::Emitter& out, const nlohmann::json& v) {
 }  // namespace
 
 std::string JsonScalarText(const nlohmann::json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  if (v.is_number_float()) return FloatText(v.get<double>());
+  if (const std::string* s = JsonStringPtr(v)) return *s;
+  if (auto b = JsonBool(v)) return *b ? "true" : "false";
+  if (v.is_number_float()) return FloatText(*JsonNumber(v));
   if (v.is_number()) return v.dump();
   return "";
 }

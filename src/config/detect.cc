@@ -15,6 +15,7 @@
 
 #include "config/config_yaml.h"
 #include "util/fs.h"
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace fs = std::filesystem;
@@ -410,15 +411,18 @@ nlohmann::json DevicesToJson(const std::vector<Device>& devices) {
 Result<Processor> ProcessorFromJson(const nlohmann::json& j) {
   if (!j.is_object()) return Status::Error("processor: expected an object, got " + std::string(j.type_name()));
   Processor p;
-  try {
-    for (auto [key, field] : {std::pair{"arch", &p.arch}, {"vendor", &p.vendor}, {"model", &p.model},
-                              {"platform", &p.platform}})
-      if (j.contains(key)) *field = j.at(key).get<std::string>();
-    for (auto [key, field] : {std::pair{"num_cpus", &p.num_cpus}, {"num_cpus_per_core", &p.num_cpus_per_core},
-                              {"num_cpus_per_socket", &p.num_cpus_per_socket}, {"num_sockets", &p.num_sockets}})
-      if (j.contains(key)) *field = j.at(key).get<int>();
-  } catch (const nlohmann::json::exception& e) {
-    return Status::Error(std::string("processor: ") + e.what());
+  JsonField f(j, "processor");
+  for (auto [key, field] : {std::pair{"arch", &p.arch}, {"vendor", &p.vendor}, {"model", &p.model},
+                            {"platform", &p.platform}}) {
+    auto v = f[key].String(*field);
+    if (!v.ok()) return v.status();
+    *field = *v;
+  }
+  for (auto [key, field] : {std::pair{"num_cpus", &p.num_cpus}, {"num_cpus_per_core", &p.num_cpus_per_core},
+                            {"num_cpus_per_socket", &p.num_cpus_per_socket}, {"num_sockets", &p.num_sockets}}) {
+    auto v = f[key].IntOr(*field, 0, INT_MAX);
+    if (!v.ok()) return v.status();
+    *field = static_cast<int>(*v);
   }
   if (j.contains("topology")) p.topology = j["topology"];
   return p;
@@ -427,12 +431,14 @@ Result<Processor> ProcessorFromJson(const nlohmann::json& j) {
 Result<std::vector<Device>> DevicesFromJson(const nlohmann::json& j) {
   if (!j.is_array()) return Status::Error("devices: expected a list, got " + std::string(j.type_name()));
   std::vector<Device> out;
-  try {
-    for (const auto& d : j)
-      out.push_back(Device{d.at("type").get<std::string>(), d.value("arch", ""), d.value("model", ""),
-                           d.value("num_devices", 1)});
-  } catch (const nlohmann::json::exception& e) {
-    return Status::Error(std::string("devices: ") + e.what());
+  for (const JsonField& d : JsonField(j, "devices").Elements()) {
+    auto type = d["type"].String();
+    auto arch = d["arch"].String("");
+    auto model = d["model"].String("");
+    auto n = d["num_devices"].IntOr(1, 0, INT_MAX);
+    for (const Status& st : {type.status(), arch.status(), model.status(), n.status()})
+      if (!st.ok()) return st;
+    out.push_back(Device{*type, *arch, *model, static_cast<int>(*n)});
   }
   return out;
 }
@@ -441,7 +447,7 @@ std::optional<std::string> ProcessorField(const Processor& p, const std::string&
   nlohmann::json j = ProcessorToJson(p);  // holds only the fields that are set
   auto it = j.find(field);
   if (it == j.end() || field == "topology") return std::nullopt;
-  return it->is_string() ? it->get<std::string>() : it->dump();
+  return JsonField(*it).StringOr(it->dump());
 }
 
 std::string DetectionToYaml(const Processor& p, const std::vector<Device>& devices) {

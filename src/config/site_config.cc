@@ -113,6 +113,10 @@ nlohmann::json SiteConfig::SectionFor(const std::string& section, const std::str
   return out;
 }
 
+Result<GeneralOptions> SiteConfig::GeneralFor(const std::string& system, const std::string& partition) const {
+  return ReadGeneralOptions(JsonField(SectionFor("general", system, partition), "general"));
+}
+
 std::optional<std::vector<std::string>> SiteConfig::FindMode(const std::string& name,
                                                              const std::string& system) const {
   auto it = raw.find("modes");

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/general_options.h"
 #include "config/module_spec.h"
 #include "util/status.h"
 
@@ -163,6 +164,10 @@ struct SiteConfig {
   // none applies. `target_systems` is removed from the result.
   nlohmann::json SectionFor(const std::string& section, const std::string& system,
                             const std::string& partition = "") const;
+  // The `general` options hetbench acts on for system:partition
+  // (SectionFor("general", ...) read with ReadGeneralOptions). Checked when
+  // the files loaded, so an error here means a SiteConfig made in code.
+  Result<GeneralOptions> GeneralFor(const std::string& system, const std::string& partition = "") const;
   // The options of execution mode `name` on `system` (ReFrame's --mode),
   // or nullopt when no such mode applies there.
   std::optional<std::vector<std::string>> FindMode(const std::string& name,

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "config/detect.h"
+#include "config/general_options.h"
 #include "util/fs.h"
 #include "version.h"
 
@@ -28,9 +29,10 @@ nlohmann::json* RawPartition(SiteConfig* config, const std::string& system, cons
   auto systems = config->raw.find("systems");
   if (systems == config->raw.end() || !systems->is_array()) return nullptr;
   for (auto& s : *systems) {
-    if (s.value("name", "") != system || !s.contains("partitions") || !s["partitions"].is_array()) continue;
+    if (JsonField(s)["name"].StringOr("") != system || !s.contains("partitions") || !s["partitions"].is_array())
+      continue;
     for (auto& p : s["partitions"])
-      if (p.value("name", "") == partition) return &p;
+      if (JsonField(p)["name"].StringOr("") == partition) return &p;
   }
   return nullptr;
 }
@@ -66,17 +68,16 @@ Result<Topology> TopologyFromJson(const nlohmann::json& j, const std::string& wh
     if (it == j.end()) return Status::OK();
     if (!it->is_string()) return fail(std::string("\"") + key + "\" must be a string, got " + it->dump() +
                                       "; detect again with --refresh");
-    *out = it->get<std::string>();
+    *out = *JsonStringPtr(*it);
     return Status::OK();
   };
   std::string schema;
   if (!j.is_object() || !text("schema", &schema).ok() || schema != kTopologySchema)
     return fail(std::string("not a hetbench topology file (expected \"schema\": \"") + kTopologySchema + "\")");
-  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
-    return fail("no integer \"schema_version\"");
-  int version = j["schema_version"].get<int>();
-  if (version > kTopologySchemaVersion || version < 1)
-    return fail("schema_version " + std::to_string(version) + " is not one this hetbench reads (it reads 1 to " +
+  auto version = JsonField(j)["schema_version"].Int();
+  if (!version.ok()) return fail("no integer \"schema_version\"");
+  if (*version > kTopologySchemaVersion || *version < 1)
+    return fail("schema_version " + std::to_string(*version) + " is not one this hetbench reads (it reads 1 to " +
                 std::to_string(kTopologySchemaVersion) + "); detect again with --refresh");
   Topology t;
   auto processor = ProcessorFromJson(j.contains("processor") ? j["processor"] : nlohmann::json::object());
@@ -91,7 +92,7 @@ Result<Topology> TopologyFromJson(const nlohmann::json& j, const std::string& wh
   if (j.contains("time")) {
     if (!j["time"].is_number()) return fail("\"time\" must be a number, got " + j["time"].dump() +
                                             "; detect again with --refresh");
-    t.time = j["time"].get<double>();
+    t.time = *JsonNumber(j["time"]);
   }
   return t;
 }
@@ -111,15 +112,17 @@ Status WriteTopologyFile(const std::string& path, const Topology& t) {
 }
 
 std::string TopologyPrefix(const nlohmann::json& general, const TopologyEnv& env) {
-  if (general.contains("topology_prefix") && general["topology_prefix"].is_string())
-    return AbsPath(general["topology_prefix"].get<std::string>());
+  // A configuration that loaded has a string here (config_parse.cc).
+  auto options = ReadGeneralOptions(JsonField(general, "general"));
+  if (options.ok() && !options->topology_prefix.empty()) return AbsPath(options->topology_prefix);
   std::string cache = env("XDG_CACHE_HOME");
   if (cache.empty()) cache = JoinPath(env("HOME"), ".cache");
   return JoinPath(cache, "hetbench/topology");
 }
 
-std::string TopologyFile(const std::string& prefix, const std::string& system, const std::string& partition) {
-  return JoinPath(prefix, system + "-" + partition + "/processor.json");
+Result<std::string> TopologyFile(const std::string& prefix, const std::string& system,
+                                 const std::string& partition) {
+  return SafePath(prefix, {system + "-" + partition, "processor.json"});
 }
 
 bool HasConfiguredProcessor(const Partition& p) { return p.raw.contains("processor"); }
@@ -145,10 +148,10 @@ std::vector<std::string> ApplyTopologyCache(SiteConfig* config, const TopologyEn
   for (auto& sys : config->systems) {
     for (auto& part : sys.partitions) {
       if (HasConfiguredProcessor(part) && part.raw.contains("devices")) continue;
-      std::string file =
+      auto file =
           TopologyFile(TopologyPrefix(config->SectionFor("general", sys.name, part.name), env), sys.name, part.name);
-      if (!PathExists(file)) continue;
-      auto t = ReadTopologyFile(file);
+      if (!file.ok() || !PathExists(*file)) continue;
+      auto t = ReadTopologyFile(*file);
       if (!t.ok()) {
         warnings.push_back("ignoring the cached topology of partition '" + sys.name + ":" + part.name +
                            "': " + t.status().str());

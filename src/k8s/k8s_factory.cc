@@ -11,6 +11,7 @@
 #include "k8s/kubeconfig.h"
 #include "sched/scheduler_factory.h"
 #include "util/fs.h"
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -101,6 +102,17 @@ SchedulerBackend K8sBackend() {
   };
   b.instance_key = K8sInstanceKey;
   b.check_test_block = K8sCheckTestBlock;
+  // At load: the partition's sched_options, the error at the key it names.
+  b.check_options = [](const JsonField& so) {
+    Status st = ParseK8sOptions(so.json()).status();
+    if (st.ok()) return st;
+    for (const auto& [key, field] : so.Items())
+      if (st.message().find("'" + key + "'") != std::string::npos ||
+          st.message().find(": " + key + ".") != std::string::npos ||
+          st.message().find(": " + key + ":") != std::string::npos)
+        return field.Placed(st.message());
+    return st;
+  };
   b.make = [](const nlohmann::json& so, const nlohmann::json& spec, const SchedulerFlags& flags) {
     return MakeK8sScheduler(so, spec, flags);
   };

@@ -4,6 +4,7 @@
 #include <functional>
 #include <regex>
 
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -38,11 +39,9 @@ std::string Got(const json& v) { return std::string(", got ") + TypeName(v); }
 
 // A scalar written in YAML as a string, number or boolean, as text.
 bool ScalarText(const json& v, std::string* out) {
-  if (v.is_string()) *out = v.get<std::string>();
-  else if (v.is_boolean()) *out = v.get<bool>() ? "true" : "false";
-  else if (v.is_number_integer()) *out = std::to_string(v.get<long long>());
-  else if (v.is_number()) *out = FormatNumber(v.get<double>(), 15);
-  else return false;
+  std::optional<std::string> text = JsonScalar(v);
+  if (!text) return false;
+  *out = *text;
   return true;
 }
 
@@ -73,8 +72,9 @@ using Setter = std::function<Status(const json& v, const std::string& key, const
 
 Setter String(std::string K8sOptions::*field) {
   return [field](const json& v, const std::string& key, const Ctx& c, K8sOptions* o) {
-    if (!v.is_string()) return KeyError(c, key, "a string" + Got(v));
-    o->*field = v.get<std::string>();
+    const std::string* s = JsonStringPtr(v);
+    if (!s) return KeyError(c, key, "a string" + Got(v));
+    o->*field = *s;
     return Status::OK();
   };
 }
@@ -135,8 +135,9 @@ Setter StringList(std::vector<std::string> K8sOptions::*field) {
     if (!v.is_array()) return KeyError(c, key, "a list of strings" + Got(v));
     std::vector<std::string> out;
     for (const auto& x : v) {
-      if (!x.is_string()) return KeyError(c, key, "a list of strings");
-      out.push_back(x.get<std::string>());
+      const std::string* s = JsonStringPtr(x);
+      if (!s) return KeyError(c, key, "a list of strings");
+      out.push_back(*s);
     }
     o->*field = out;
     return Status::OK();
@@ -145,8 +146,9 @@ Setter StringList(std::vector<std::string> K8sOptions::*field) {
 
 Setter Bool(bool K8sOptions::*field) {
   return [field](const json& v, const std::string& key, const Ctx& c, K8sOptions* o) {
-    if (!v.is_boolean()) return KeyError(c, key, "true or false" + Got(v));
-    o->*field = v.get<bool>();
+    std::optional<bool> b = JsonBool(v);
+    if (!b) return KeyError(c, key, "true or false" + Got(v));
+    o->*field = *b;
     return Status::OK();
   };
 }
@@ -156,9 +158,9 @@ Status SetImagePullSecrets(const json& v, const std::string& key, const Ctx& c, 
   if (!v.is_array()) return KeyError(c, key, expected + Got(v));
   std::vector<std::string> out;
   for (const auto& x : v) {
-    if (x.is_string()) out.push_back(x.get<std::string>());
-    else if (x.is_object() && x.size() == 1 && x.contains("name") && x["name"].is_string())
-      out.push_back(x["name"].get<std::string>());
+    if (const std::string* s = JsonStringPtr(x)) out.push_back(*s);
+    else if (x.is_object() && x.size() == 1 && x.contains("name") && JsonStringPtr(x["name"]))
+      out.push_back(*JsonStringPtr(x["name"]));
     else return KeyError(c, key, expected);
   }
   o->image_pull_secrets = out;
@@ -166,16 +168,16 @@ Status SetImagePullSecrets(const json& v, const std::string& key, const Ctx& c, 
 }
 
 Status SetTtl(const json& v, const std::string& key, const Ctx& c, K8sOptions* o) {
-  if (!v.is_number_integer() || v.get<long long>() < -1 || v.get<long long>() > 1000000000)
-    return KeyError(c, key, "a whole number of seconds, or -1 to leave it out");
-  o->ttl_seconds_after_finished = v.get<int>();
+  std::optional<long long> n = JsonInt(v);
+  if (!n || *n < -1 || *n > 1000000000) return KeyError(c, key, "a whole number of seconds, or -1 to leave it out");
+  o->ttl_seconds_after_finished = static_cast<int>(*n);
   return Status::OK();
 }
 
 Status SetGrace(const json& v, const std::string& key, const Ctx& c, K8sOptions* o) {
   std::optional<double> s;
-  if (v.is_number()) s = v.get<double>();
-  else if (v.is_string()) s = ParseDuration(v.get<std::string>());
+  if (auto n = JsonNumber(v)) s = n;
+  else if (const std::string* text = JsonStringPtr(v)) s = ParseDuration(*text);
   if (!s || *s < 0) return KeyError(c, key, "a duration (seconds, or e.g. 2m) >= 0");
   o->waiting_grace_s = *s;
   return Status::OK();
@@ -208,11 +210,13 @@ Status ParseVolume(const json& v, const std::string& key, const Ctx& c, K8sVolum
     const json& x = it.value();
     std::string sub = key + "." + k;
     if (k == "name" || k == "mount_path" || k == "claim_name") {
-      if (!x.is_string()) return KeyError(c, sub, "a string" + Got(x));
-      (k == "name" ? vol->name : k == "mount_path" ? vol->mount_path : vol->claim_name) = x.get<std::string>();
+      const std::string* s = JsonStringPtr(x);
+      if (!s) return KeyError(c, sub, "a string" + Got(x));
+      (k == "name" ? vol->name : k == "mount_path" ? vol->mount_path : vol->claim_name) = *s;
     } else if (k == "read_only") {
-      if (!x.is_boolean()) return KeyError(c, sub, "true or false" + Got(x));
-      vol->read_only = x.get<bool>();
+      std::optional<bool> b = JsonBool(x);
+      if (!b) return KeyError(c, sub, "true or false" + Got(x));
+      vol->read_only = *b;
     } else if (k == "source") {
       if (!x.is_object()) return KeyError(c, sub, "a volume source as in a manifest, e.g. {nfs: {server: ..., path: ...}}");
       for (auto s = x.begin(); s != x.end(); ++s) vol->source[s.key()] = s.value();
@@ -281,8 +285,9 @@ Status SetCustomResource(const json& v, const std::string& key, const Ctx& c, K8
       }
       *list->second = vals;
     } else if (text != texts.end()) {
-      if (!x.is_string()) return KeyError(c, sub, "a string" + Got(x));
-      *text->second = x.get<std::string>();
+      const std::string* s = JsonStringPtr(x);
+      if (!s) return KeyError(c, sub, "a string" + Got(x));
+      *text->second = *s;
     } else {
       return Status::Error(c.where + ": " + key + ": unknown key '" + k + "'" + DidYouMean(k, keys));
     }

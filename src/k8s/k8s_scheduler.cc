@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <ctime>
 #include <limits>
 #include <thread>
 
 #include "util/fs.h"
+#include "util/json_field.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
 
@@ -64,7 +66,7 @@ json ParseJson(const std::string& text) {
 std::string Str(const json& j, const char* key) {
   if (!j.is_object()) return "";
   auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+  return it != j.end() && JsonStringPtr(*it) ? *JsonStringPtr(*it) : "";
 }
 
 const json& Member(const json& j, const char* key) {
@@ -109,8 +111,8 @@ std::string UrlEncode(const std::string& s) {
 // RFC 3339 ("2024-05-01T10:00:00Z", "...T10:00:00.25+02:00") to epoch
 // seconds; 0 when absent or not a time.
 double ParseTime(const json& v) {
-  if (!v.is_string()) return 0;
-  const std::string s = v.get<std::string>();
+  if (!JsonStringPtr(v)) return 0;
+  const std::string s = *JsonStringPtr(v);
   std::tm tm{};
   int consumed = 0;
   if (sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
@@ -164,7 +166,7 @@ std::string FieldText(const json& obj, const std::string& dotted) {
     if (!cur->is_object() || !cur->contains(part)) return "";
     cur = &(*cur)[part];
   }
-  if (cur->is_string()) return cur->get<std::string>();
+  if (const std::string* s = JsonStringPtr(*cur)) return *s;
   if (cur->is_null()) return "";
   return cur->dump();
 }
@@ -241,7 +243,8 @@ PodInfo ReadPod(const json& p) {
       }
       if (term->is_object()) {
         pod.ran = true;
-        pod.exit_code = Member(*term, "exitCode").is_number() ? Member(*term, "exitCode").get<int>() : -1;
+        std::optional<long long> code = JsonInt(Member(*term, "exitCode"));
+        pod.exit_code = code && *code >= INT_MIN && *code <= INT_MAX ? static_cast<int>(*code) : -1;
         pod.term_reason = Str(*term, "reason");
         if (double t = ParseTime(Member(*term, "startedAt"))) pod.started = t;
         pod.finished = ParseTime(Member(*term, "finishedAt"));

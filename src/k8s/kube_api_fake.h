@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "k8s/kube_api.h"
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -224,7 +225,7 @@ class FakeKubeApi : public KubeApi {
   }
   static std::string ContainerName(const json& pod) {
     json c = At(pod, {"spec", "containers"});
-    return c.is_array() && !c.empty() ? c[0].value("name", "main") : "main";
+    return c.is_array() && !c.empty() ? JsonField(c[0])["name"].StringOr("main") : "main";
   }
   static bool Matches(const json& obj, const std::string& selector) {
     json labels = At(obj, {"metadata", "labels"});
@@ -247,8 +248,9 @@ class FakeKubeApi : public KubeApi {
     std::string prefix = r.ns + "/" + r.plural + "/";
     if (req.method == "POST" && r.name.empty()) {
       json obj = json::parse(req.body);
-      std::string name = obj["metadata"].value("name", "");
-      if (name.empty()) name = obj["metadata"].value("generateName", "obj-") + "x" + std::to_string(++name_counter_);
+      std::string name = JsonField(obj)["metadata"]["name"].StringOr("");
+      if (name.empty())
+        name = JsonField(obj)["metadata"]["generateName"].StringOr("obj-") + "x" + std::to_string(++name_counter_);
       if (objects.count(prefix + name))
         return Reply(409, StatusBody(409, "AlreadyExists", r.plural + " \"" + name + "\" already exists"));
       obj["metadata"]["name"] = name;

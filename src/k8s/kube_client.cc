@@ -21,6 +21,7 @@
 #include "net/http.h"
 #include "sched/process.h"
 #include "util/fs.h"
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -81,8 +82,8 @@ namespace {
 
 std::optional<std::string> JsonString(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
+  if (it == j.end() || !JsonStringPtr(*it)) return std::nullopt;
+  return *JsonStringPtr(*it);
 }
 
 }  // namespace

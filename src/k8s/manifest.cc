@@ -9,6 +9,7 @@
 
 #include "k8s/tar_gz.h"
 #include "util/fs.h"
+#include "util/json_field.h"
 #include "util/sha256.h"
 #include "util/strings.h"
 
@@ -643,7 +644,11 @@ Status Inject(json* j, const Injection& in) {
 
 // Where the object lives in the API and what to follow.
 Status Classify(const json& obj, const K8sOptions& opts, ManifestSet* set) {
-  std::string api = obj["apiVersion"].get<std::string>(), kind = obj["kind"].get<std::string>();
+  const JsonField manifest(obj, "manifest");
+  Result<std::string> api_field = manifest["apiVersion"].String(), kind_field = manifest["kind"].String();
+  if (!api_field.ok()) return api_field.status();
+  if (!kind_field.ok()) return kind_field.status();
+  const std::string api = *api_field, kind = *kind_field;
   std::string what = "manifest of kind " + kind + " (apiVersion " + api + ")";
   if (api == "v1" && kind == "Pod") {
     set->main_kind = "pods";
@@ -653,8 +658,8 @@ Status Classify(const json& obj, const K8sOptions& opts, ManifestSet* set) {
     set->api_prefixes = {"/apis/batch/v1"};
     const json& spec = obj.contains("spec") ? obj["spec"] : json::object();
     for (const char* k : {"completions", "parallelism"}) {
-      if (spec.contains(k) && spec[k].is_number_integer()) {
-        set->pods_expected = std::max(1, spec[k].get<int>());
+      if (auto n = spec.contains(k) ? JsonInt(spec[k]) : std::nullopt) {
+        set->pods_expected = static_cast<int>(std::clamp<long long>(*n, 1, 1000000));
         break;
       }
     }

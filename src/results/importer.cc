@@ -16,6 +16,7 @@
 
 #include "check/reference.h"
 #include "results/run_report.h"
+#include "util/json_field.h"
 #include "util/sha256.h"
 #include "results/sqlite_stmt.h"
 #include "results/store.h"
@@ -80,7 +81,7 @@ bool IsNone(const std::string& s) { return s.empty() || s == "None" || s == "nul
 std::vector<std::pair<std::string, std::string>> EnvVars(const Json& j) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!j.is_object()) return out;
-  for (const auto& [k, v] : j.items()) out.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  for (const auto& [k, v] : j.items()) out.emplace_back(k, JsonStringOrDump(v));
   return out;
 }
 
@@ -251,29 +252,29 @@ Result<std::vector<std::string>> PerflogFiles(const std::vector<std::string>& pa
 std::string Str(const Json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
+  return JsonStringOrDump(*it);
 }
 
 std::optional<double> Num(const Json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end()) return std::nullopt;
-  if (it->is_number()) return it->get<double>();
-  if (it->is_string()) return Number(it->get<std::string>());
+  if (auto d = JsonNumber(*it)) return d;
+  if (const std::string* text = JsonStringPtr(*it)) return Number(*text);
   return std::nullopt;
 }
 
 std::optional<double> NumAt(const Json& a, size_t i) {
   if (!a.is_array() || i >= a.size() || !a[i].is_number()) return std::nullopt;
-  return a[i].get<double>();
+  return JsonNumber(a[i]);
 }
 
 std::vector<std::string> Strings(const Json& j, const char* key) {
   std::vector<std::string> out;
   auto it = j.find(key);
   if (it == j.end()) return out;
-  if (it->is_string()) return Split(it->get<std::string>(), ',');
+  if (const std::string* text = JsonStringPtr(*it)) return Split(*text, ',');
   if (!it->is_array()) return out;
-  for (const auto& v : *it) out.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+  for (const auto& v : *it) out.push_back(JsonStringOrDump(v));
   return out;
 }
 
@@ -300,7 +301,7 @@ void FillReportJob(const Json& tc, CaseResult* c) {
   c->num_cpus_per_task = IntOr(Num(tc, "num_cpus_per_task"), 0);
   c->num_gpus_per_node = IntOr(Num(tc, "num_gpus_per_node"), 0);
   auto exclusive = tc.find("exclusive_access");
-  c->exclusive_access = exclusive != tc.end() && exclusive->is_boolean() && exclusive->get<bool>();
+  c->exclusive_access = exclusive != tc.end() && JsonBool(*exclusive).value_or(false);
   c->modules = Strings(tc, "modules");
   if (tc.contains("env_vars")) c->env_vars = EnvVars(tc["env_vars"]);
 }
@@ -340,8 +341,8 @@ CaseResult CaseFromReport(const Json& tc, int run_index, const SessionInfo& s) {
     for (const auto& [key, t] : tc["perfvalues"].items()) {
       std::optional<double> value = NumAt(t, 0);
       if (!value) continue;
-      std::string unit = t.size() > 4 && t[4].is_string() ? t[4].get<std::string>() : "";
-      std::string verdict = t.size() > 5 && t[5].is_string() ? t[5].get<std::string>() : "";
+      std::string unit = t.size() > 4 && JsonStringPtr(t[4]) ? *JsonStringPtr(t[4]) : "";
+      std::string verdict = t.size() > 5 && JsonStringPtr(t[5]) ? *JsonStringPtr(t[5]) : "";
       std::string var = key.substr(key.rfind(':') + 1);
       c.perf.push_back(MakePerf(var, *value, unit, NumAt(t, 1), NumAt(t, 2), NumAt(t, 3), verdict));
     }

@@ -7,6 +7,7 @@
 
 #include "results/pyformat.h"
 #include "util/fs.h"
+#include "util/json_field.h"
 #include "util/log.h"
 #include "util/strings.h"
 
@@ -21,8 +22,9 @@ bool ParseLevel(const Json& v, int* out) {
   static const std::map<std::string, int> kLevels = {{"critical", 50}, {"error", 40}, {"warning", 30},
                                                      {"info", 20},     {"verbose", 19}, {"debug", 10},
                                                      {"debug2", 9},    {"undefined", 0}, {"notset", 0}};
-  if (!v.is_string()) return false;
-  auto it = kLevels.find(v.get<std::string>());
+  const std::string* name = JsonStringPtr(v);
+  if (!name) return false;
+  auto it = kLevels.find(*name);
   if (it == kLevels.end()) return false;
   *out = it->second;
   return true;
@@ -69,8 +71,9 @@ Result<Handler> ReadCommon(const Json& h, const std::string& where, int logger_l
   out.level = std::max(out.level, logger_level);
   for (auto [key, field] : {std::pair{"format", &out.format}, std::pair{"datefmt", &out.datefmt}}) {
     if (!h.contains(key)) continue;
-    if (!h[key].is_string()) return Status::Error(where + ": " + key + ": expected a string");
-    *field = h[key].get<std::string>();
+    const std::string* s = JsonStringPtr(h[key]);
+    if (!s) return Status::Error(where + ": " + key + ": expected a string");
+    *field = *s;
   }
   auto names = PyScanFormat(out.format, where + ": format");
   if (!names.ok()) return names.status();
@@ -101,21 +104,21 @@ Result<std::shared_ptr<FILE>> Open(const std::string& path, bool append, const s
 
 Status AddHandler(const Json& h, size_t i, int logger_level, const MainLogOptions& o) {
   std::string where = "logging: handlers[" + std::to_string(i) + "]";
-  if (!h.is_object() || !h.contains("type") || !h["type"].is_string())
+  if (!h.is_object() || !h.contains("type") || !JsonStringPtr(h["type"]))
     return Status::Error(where + ": expected a mapping with 'type' (file or stream)");
-  std::string type = h["type"].get<std::string>();
+  const std::string type = *JsonStringPtr(h["type"]);
   where += " (" + type + ")";
   if (type == "file") {
     Status st = CheckKeys(h, where, {"type", "name", "level", "format", "datefmt", "append", "timestamp"});
     if (!st.ok()) return st;
-    if (!h.contains("name") || !h["name"].is_string()) return Status::Error(where + ": name: the log file is required");
+    if (!h.contains("name") || !JsonStringPtr(h["name"])) return Status::Error(where + ": name: the log file is required");
     auto common = ReadCommon(h, where, logger_level);
     if (!common.ok()) return common.status();
-    std::string name = h["name"].get<std::string>();
+    std::string name = *JsonStringPtr(h["name"]);
     if (h.contains("timestamp") && !(h["timestamp"].is_boolean() || h["timestamp"].is_string()))
       return Status::Error(where + ": timestamp: expected true, false or a strftime format");
     if (h.contains("timestamp") && h["timestamp"] != false) {  // ReFrame: name_<time>.ext
-      std::string tfmt = h["timestamp"].is_string() ? h["timestamp"].get<std::string>() : "%FT%T";
+      std::string tfmt = JsonStringPtr(h["timestamp"]) ? *JsonStringPtr(h["timestamp"]) : "%FT%T";
       std::time_t now = std::time(nullptr);
       std::string stamp = PyStrftime(static_cast<double>(now), tfmt);
       size_t dot = name.rfind('.');
@@ -124,7 +127,7 @@ Status AddHandler(const Json& h, size_t i, int logger_level, const MainLogOption
       else name = name.substr(0, dot) + "_" + stamp + name.substr(dot);
     }
     if (h.contains("append") && !h["append"].is_boolean()) return Status::Error(where + ": append: expected true or false");
-    auto f = Open(name, h.contains("append") && h["append"].get<bool>(), where);  // checked above
+    auto f = Open(name, h.contains("append") && JsonBool(h["append"]).value_or(false), where);  // checked above
     if (!f.ok()) return f.status();
     AddFileSink(*common, o, *f);
     return Status::OK();
@@ -135,7 +138,7 @@ Status AddHandler(const Json& h, size_t i, int logger_level, const MainLogOption
     auto common = ReadCommon(h, where, logger_level);
     if (!common.ok()) return common.status();
     std::string name = "stdout";
-    if (h.contains("name")) name = h["name"].is_string() ? h["name"].get<std::string>() : h["name"].dump();
+    if (h.contains("name")) name = JsonStringOrDump(h["name"]);
     if (name != "stdout" && name != "stderr") return Status::Error(where + ": name: expected stdout or stderr");
     FILE* stream = name == "stdout" ? stdout : stderr;
     AddFileSink(*common, o, std::shared_ptr<FILE>(stream, [](FILE*) {}));

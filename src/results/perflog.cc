@@ -18,6 +18,7 @@
 #include <set>
 
 #include "results/pyformat.h"
+#include "util/json_field.h"
 #include "util/sha256.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -216,19 +217,19 @@ PerflogAttrs RecordAttrs(const PerflogFormat& fmt, const SessionInfo& s, const C
 // ReFrame's _xfmt: strings as they are, lists joined with ',', anything
 // else as json.dumps.
 std::string Xfmt(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
+  if (const std::string* s = JsonStringPtr(v)) return *s;
   if (!v.is_array()) return PyJsonDumps(v);
   std::vector<std::string> items;
-  for (const auto& e : v) items.push_back(e.is_string() ? e.get<std::string>() : PyJsonDumps(e));
+  for (const auto& e : v) items.push_back(JsonStringPtr(e) ? *JsonStringPtr(e) : PyJsonDumps(e));
   return Join(items, ",");
 }
 
 // Python's '%s' % v for the values a record holds raw.
 std::string PyStr(const Json& v) {
-  if (v.is_string()) return v.get<std::string>();
+  if (const std::string* s = JsonStringPtr(v)) return *s;
   if (v.is_null()) return "None";
-  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  if (v.is_number_float()) return PyFloatRepr(v.get<double>());
+  if (auto b = JsonBool(v)) return *b ? "True" : "False";
+  if (v.is_number_float()) return PyFloatRepr(*JsonNumber(v));
   return PyJsonDumps(v);  // integers (lists and mappings never get here)
 }
 
@@ -549,12 +550,15 @@ Status FilelogHandler::Log(const SessionInfo& session, const CaseResult& c) {
     const PerfResult* var = cfg_.fmt.multiline && i < c.perf.size() ? &c.perf[i] : nullptr;
     auto folder = FolderFor(cfg_.prefix, RecordAttrs(cfg_.fmt, session, c, var, 0));
     if (!folder.ok()) return folder.status();
-    std::string path = JoinPath(JoinPath(cfg_.basedir, *folder), c.name + ".log");
-    Status st = MakeDirs(DirName(path));
-    bool fresh = !cfg_.append && !started_.count(path);
-    if (st.ok()) st = AppendWithHeader(path, header, lines[i] + "\n", fresh);
+    // The folder comes from names (system, partition, ...): it must stay
+    // below the handler's basedir.
+    auto path = SafeJoin(cfg_.basedir, JoinPath(*folder, c.name + ".log"));
+    if (!path.ok()) return path.status().Prefixed("perflog");
+    Status st = MakeDirs(DirName(*path));
+    bool fresh = !cfg_.append && !started_.count(*path);
+    if (st.ok()) st = AppendWithHeader(*path, header, lines[i] + "\n", fresh);
     if (!st.ok()) return st;
-    started_.insert(path);
+    started_.insert(*path);
   }
   return Status::OK();
 }

@@ -3,10 +3,12 @@
 #include "config/config_parse.h"
 
 #include <algorithm>
+#include <climits>
 #include <map>
 
 #include "results/store.h"  // ExpandVars
 #include "util/fs.h"
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -27,9 +29,9 @@ int LevelValue(const Json& level, bool* ok) {
       {"critical", 50}, {"error", 40}, {"warning", 30}, {"info", 20},   {"verbose", 19},
       {"debug", 10},    {"debug2", 9}, {"undefined", 0}, {"notset", 0}};
   *ok = true;
-  if (level.is_number_integer()) return level.get<int>();
-  if (level.is_string()) {
-    std::string s = level.get<std::string>();
+  if (auto i = JsonInt(level); i && *i >= INT_MIN && *i <= INT_MAX) return static_cast<int>(*i);
+  if (const std::string* text = JsonStringPtr(level)) {
+    std::string s = *text;
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
     if (auto it = kLevels.find(s); it != kLevels.end()) return it->second;
   }
@@ -43,7 +45,7 @@ class HandlerFields {
   HandlerFields(const Json& h, size_t index) : h_(h) {
     auto type = h.find("type");
     where_ = "logging: handlers_perflog[" + std::to_string(index) + "] (" +
-             (type != h.end() && type->is_string() ? type->get<std::string>() : std::string("?")) + ")";
+             (type != h.end() && JsonStringPtr(*type) ? *JsonStringPtr(*type) : std::string("?")) + ")";
   }
 
   Status CheckKeys(std::vector<std::string> allowed) const {
@@ -56,14 +58,16 @@ class HandlerFields {
   Status String(const char* key, std::string* out, bool required = false) const {
     if (!h_.contains(key) || h_[key].is_null())
       return required ? Status::Error(where_ + ": '" + key + "' is required") : Status::OK();
-    if (!h_[key].is_string()) return Error(key, "a string");
-    *out = h_[key].get<std::string>();
+    const std::string* s = JsonStringPtr(h_[key]);
+    if (!s) return Error(key, "a string");
+    *out = *s;
     return Status::OK();
   }
   Status Bool(const char* key, bool* out) const {
     if (!h_.contains(key)) return Status::OK();
-    if (!h_[key].is_boolean()) return Error(key, "true or false");
-    *out = h_[key].get<bool>();
+    std::optional<bool> b = JsonBool(h_[key]);
+    if (!b) return Error(key, "true or false");
+    *out = *b;
     return Status::OK();
   }
   Status Object(const char* key, Json* out) const {
@@ -76,8 +80,9 @@ class HandlerFields {
     if (!h_.contains(key) || h_[key].is_null()) return Status::OK();
     if (!h_[key].is_array()) return Error(key, "a list of strings");
     for (const auto& v : h_[key]) {
-      if (!v.is_string()) return Error(key, "a list of strings");
-      out->push_back(v.get<std::string>());
+      const std::string* s = JsonStringPtr(v);
+      if (!s) return Error(key, "a list of strings");
+      out->push_back(*s);
     }
     return Status::OK();
   }
@@ -127,10 +132,10 @@ Result<HttpJsonConfig> ParseHttpJson(const Json& h, const HandlerFields& f, cons
   if (!st.ok()) return st;
   cfg.extras = nlohmann::ordered_json(extras);
   for (const auto& [k, v] : headers.items()) {
-    if (!v.is_string()) return f.Error("extra_headers", "string values");
+    if (!JsonStringPtr(v)) return f.Error("extra_headers", "string values");
     // A CR or LF would end the header and start another of the value's
     // choosing (header injection); RFC 9110 field names are tokens.
-    const std::string value = v.get<std::string>();
+    const std::string value = *JsonStringPtr(v);
     bool bad_name = k.empty() || k.find_first_not_of("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz"
                                                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos;
     if (bad_name || value.find_first_of("\r\n") != std::string::npos || value.find('\0') != std::string::npos)
@@ -229,10 +234,10 @@ Status CheckLoggingKeys(const Json& logging) {
 
 Status PerflogHandlers::Add(const Json& h, size_t i, const PerflogHandlerOptions& opts, int logger_level,
                             bool multiline) {
-  if (!h.is_object() || !h.contains("type") || !h["type"].is_string())
+  if (!h.is_object() || !h.contains("type") || !JsonStringPtr(h["type"]))
     return Status::Error("logging: handlers_perflog[" + std::to_string(i) + "]: expected a mapping with 'type'");
   HandlerFields f(h, i);
-  std::string type = h["type"].get<std::string>();
+  const std::string type = *JsonStringPtr(h["type"]);
   for (const char* k : {"perflog_compat", "perflog_multiline"})
     if (h.contains(k))
       return f.Fail(std::string(k) + ": a key of the logging entry, beside handlers_perflog, not of a handler");
@@ -244,7 +249,7 @@ Status PerflogHandlers::Add(const Json& h, size_t i, const PerflogHandlerOptions
     return Status::Error("logging: handlers_perflog[" + std::to_string(i) + "]: unknown handler type '" + type +
                          "'" + DidYouMean(type, {"filelog", "httpjson", "syslog", "file", "stream", "graylog"}));
   bool ok = true;
-  int level = LevelValue(h.value("level", Json("info")), &ok);
+  int level = h.contains("level") ? LevelValue(h["level"], &ok) : 20;  // info
   if (!ok) return f.Error("level", "a level name (critical, error, warning, info, verbose, debug, debug2)");
   bool would_receive = level <= 20 && logger_level <= 20;
   bool receives = would_receive && !opts.check_only;
@@ -279,16 +284,17 @@ Result<std::unique_ptr<PerflogHandlers>> PerflogHandlers::Create(const Json& log
   Status st = CheckLoggingKeys(entry);
   if (!st.ok()) return fail(st);
   bool ok = true;
-  int logger_level = LevelValue(entry.value("level", Json("undefined")), &ok);
+  int logger_level = entry.contains("level") ? LevelValue(entry["level"], &ok) : 0;  // undefined
   if (!ok) return fail(Status::Error("logging: level: expected a level name, got " + entry["level"].dump()));
-  const Json list = entry.value("handlers_perflog", Json::array());
+  const Json list = entry.contains("handlers_perflog") ? entry["handlers_perflog"] : Json::array();
   if (!list.is_array()) return fail(Status::Error("logging: handlers_perflog: expected a list of handlers"));
   bool multiline = false;
   for (const char* key : {"perflog_multiline", "perflog_compat"}) {
     if (!entry.contains(key)) continue;
-    if (!entry[key].is_boolean())
+    std::optional<bool> b = JsonBool(entry[key]);
+    if (!b)
       return fail(Status::Error(std::string("logging: ") + key + ": expected true or false, got " + entry[key].dump()));
-    multiline |= entry[key].get<bool>();
+    multiline |= *b;
   }
   bool any_filelog = false;
   for (size_t i = 0; i < list.size(); ++i) {

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "util/json_field.h"
+
 namespace hb {
 
 namespace {
@@ -71,9 +73,9 @@ std::string PyJsonDumps(const nlohmann::ordered_json& v) {
   using T = nlohmann::ordered_json::value_t;
   switch (v.type()) {
     case T::null: return "null";
-    case T::boolean: return v.get<bool>() ? "true" : "false";
-    case T::number_float: return PyJsonFloat(v.get<double>());
-    case T::string: return PyJsonString(v.get<std::string>());
+    case T::boolean: return *JsonBool(v) ? "true" : "false";
+    case T::number_float: return PyJsonFloat(*JsonNumber(v));
+    case T::string: return PyJsonString(*JsonStringPtr(v));
     case T::array: {
       std::string out = "[";
       for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + PyJsonDumps(v[i]);

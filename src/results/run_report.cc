@@ -2,10 +2,12 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "util/fs.h"
+#include "util/json_field.h"
 #include "util/yaml_util.h"
 
 namespace hb {
@@ -114,40 +116,117 @@ Json Summary(const std::vector<CaseResult>& cases) {
 }
 
 // ---- reading: missing or null fields keep their defaults; a field of the
-// wrong type throws nlohmann::json::type_error, caught in ParseRunReport ----
+// wrong type throws ReadError, caught in ParseRunReport ----
 
-template <typename T>
-void Read(const Json& j, const char* key, T& out) {
+struct ReadError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void WrongType(const char* key, const char* expected, const Json& v) {
+  throw ReadError(std::string(key) + ": expected " + expected + ", got " + JsonTypeName(v));
+}
+
+// The member `key`, or null when it is absent or written as null.
+const Json* Field(const Json& j, const char* key) {
+  if (!j.is_object()) throw ReadError(std::string("expected a mapping holding '") + key + "', got " + JsonTypeName(j));
   auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) out = it->get<T>();
+  return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+
+void Read(const Json& j, const char* key, std::string& out) {
+  if (const Json* v = Field(j, key)) {
+    const std::string* s = JsonStringPtr(*v);
+    if (!s) WrongType(key, "a string", *v);
+    out = *s;
+  }
+}
+
+void Read(const Json& j, const char* key, bool& out) {
+  if (const Json* v = Field(j, key)) {
+    auto b = JsonBool(*v);
+    if (!b) WrongType(key, "true or false", *v);
+    out = *b;
+  }
 }
 
 // A whole number that fits an int: 1.8e10 or 2.5 is an error, not a
 // conversion with undefined behaviour (found by fuzz/fuzz_run_report.cc).
 void Read(const Json& j, const char* key, int& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  if (!it->is_number_integer() || *it < std::numeric_limits<int>::min() || *it > std::numeric_limits<int>::max())
-    throw std::out_of_range(std::string(key) + ": expected a whole number, got " + it->dump());
-  out = it->get<int>();
+  if (const Json* v = Field(j, key)) {
+    auto i = JsonInt(*v);
+    if (!i || *i < std::numeric_limits<int>::min() || *i > std::numeric_limits<int>::max())
+      throw std::out_of_range(std::string(key) + ": expected a whole number, got " + v->dump());
+    out = static_cast<int>(*i);
+  }
+}
+
+void Read(const Json& j, const char* key, std::vector<std::string>& out) {
+  if (const Json* v = Field(j, key)) {
+    if (!v->is_array()) WrongType(key, "a list of strings", *v);
+    for (const auto& e : *v) {
+      const std::string* s = JsonStringPtr(e);
+      if (!s) WrongType(key, "a list of strings", e);
+      out.push_back(*s);
+    }
+  }
+}
+
+void Read(const Json& j, const char* key, std::map<std::string, std::map<std::string, std::string>>& out) {
+  if (const Json* v = Field(j, key)) {
+    if (!v->is_object()) WrongType(key, "a mapping of mappings", *v);
+    for (const auto& [name, inner] : v->items()) {
+      if (!inner.is_object()) WrongType(key, "a mapping of mappings", inner);
+      for (const auto& [k, x] : inner.items()) {
+        const std::string* s = JsonStringPtr(x);
+        if (!s) WrongType(key, "a mapping of mappings of strings", x);
+        out[name][k] = *s;
+      }
+    }
+  }
 }
 
 // Numbers: null stands for a NaN or infinity that was written.
 void ReadNumber(const Json& j, const char* key, double& out, double if_null) {
-  auto it = j.find(key);
-  if (it == j.end()) return;
-  out = it->is_null() ? if_null : it->get<double>();
+  if (!j.is_object() || !j.contains(key)) {
+    Field(j, key);  // a non-mapping is an error
+    return;
+  }
+  const Json* v = Field(j, key);
+  if (!v) {
+    out = if_null;
+    return;
+  }
+  auto d = JsonNumber(*v);
+  if (!d) WrongType(key, "a number", *v);
+  out = *d;
 }
 
 void ReadOptNumber(const Json& j, const char* key, std::optional<double>& out) {
-  auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) out = it->get<double>();
+  if (const Json* v = Field(j, key)) {
+    auto d = JsonNumber(*v);
+    if (!d) WrongType(key, "a number", *v);
+    out = *d;
+  }
 }
 
 void ReadPairs(const Json& j, const char* key, std::vector<std::pair<std::string, std::string>>& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  for (const auto& [k, v] : it->items()) out.emplace_back(k, v.get<std::string>());
+  if (const Json* v = Field(j, key)) {
+    if (!v->is_object()) WrongType(key, "a mapping of strings", *v);
+    for (const auto& [k, x] : v->items()) {
+      const std::string* s = JsonStringPtr(x);
+      if (!s) WrongType(key, "a mapping of strings", x);
+      out.emplace_back(k, *s);
+    }
+  }
+}
+
+// The list `key`; absent or null is an empty one.
+const Json& ListField(const Json& j, const char* key) {
+  static const Json kEmpty = Json::array();
+  const Json* v = Field(j, key);
+  if (!v) return kEmpty;
+  if (!v->is_array()) WrongType(key, "a list", *v);
+  return *v;
 }
 
 std::optional<Reference> ReferenceFromJson(const Json& j) {
@@ -218,7 +297,7 @@ CaseResult CaseFromJson(const Json& j) {
   Read(j, "attempt", c.attempt);
   ReadNumber(j, "start_time", c.start_time, 0);
   ReadNumber(j, "end_time", c.end_time, 0);
-  for (const auto& t : j.value("timings", Json::array())) {
+  for (const auto& t : ListField(j, "timings")) {
     StageTiming st;
     Read(t, "stage", st.stage);
     ReadNumber(t, "seconds", st.seconds, 0);
@@ -228,7 +307,7 @@ CaseResult CaseFromJson(const Json& j) {
   if (j.contains("resources")) ResourcesFromJson(j.at("resources"), c);
   Read(j, "stagedir", c.stagedir);
   Read(j, "outputdir", c.outputdir);
-  for (const auto& p : j.value("perf", Json::array())) c.perf.push_back(PerfFromJson(p));
+  for (const auto& p : ListField(j, "perf")) c.perf.push_back(PerfFromJson(p));
   return c;
 }
 
@@ -263,13 +342,15 @@ Status CheckSchema(const Json& doc, const std::string& name) {
     return Status::Error(name + ": not a hetbench run report (no \"schema\" field)");
   }
   if (*schema != kRunReportSchema) {
-    return Status::Error(name + ": not a hetbench run report (schema is '" + schema->get<std::string>() + "')");
+    return Status::Error(name + ": not a hetbench run report (schema is '" + *JsonStringPtr(*schema) + "')");
   }
   auto version = doc.find("schema_version");
   if (version == doc.end() || !version->is_number_integer()) {
     return Status::Error(name + ": schema_version is missing or not an integer");
   }
-  long long v = version->get<long long>();
+  std::optional<long long> parsed = JsonInt(*version);
+  if (!parsed) return Status::Error(name + ": schema_version " + version->dump() + " is not a valid version");
+  long long v = *parsed;
   std::string ours = std::to_string(kRunReportSchemaVersion);
   if (v > kRunReportSchemaVersion) {
     return Status::Error(name + ": schema_version " + std::to_string(v) + " is newer than this hetbench reads (" +
@@ -280,6 +361,16 @@ Status CheckSchema(const Json& doc, const std::string& name) {
 }
 
 }  // namespace
+
+std::vector<std::string> InvalidUtf8Fields(const CaseResult& c) {
+  Json j = CaseToJson(c);
+  return RepairUtf8(j);
+}
+
+std::vector<std::string> InvalidUtf8Fields(const SessionInfo& s) {
+  Json j = SessionToJson(s);
+  return RepairUtf8(j);
+}
 
 std::string RunReportToJson(const SessionInfo& session, const std::vector<CaseResult>& cases) {
   Json cs = Json::array();
@@ -307,11 +398,12 @@ Result<LoadedReport> ParseRunReport(const std::string& text, const std::string& 
   Status st = CheckSchema(doc, name);
   if (!st.ok()) return st;
   LoadedReport report;
-  report.schema_version = static_cast<int>(doc.at("schema_version").get<long long>());  // 1..current: checked
+  report.schema_version = static_cast<int>(JsonInt(doc.at("schema_version")).value_or(0));  // 1..current: checked
   std::string where = "session";
   try {
     if (doc.contains("session")) report.session = SessionFromJson(doc.at("session"));
-    const Json cases = doc.value("cases", Json::array());
+    where = "cases";
+    const Json& cases = ListField(doc, "cases");
     for (size_t i = 0; i < cases.size(); ++i) {
       where = "cases[" + std::to_string(i) + "]";
       report.cases.push_back(CaseFromJson(cases.at(i)));
@@ -319,6 +411,8 @@ Result<LoadedReport> ParseRunReport(const std::string& text, const std::string& 
   } catch (const Json::exception& e) {
     return Status::Error(name + ": " + where + ": " + Plain(e));
   } catch (const std::out_of_range& e) {
+    return Status::Error(name + ": " + where + ": " + e.what());
+  } catch (const ReadError& e) {
     return Status::Error(name + ": " + where + ": " + e.what());
   }
   return report;

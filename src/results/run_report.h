@@ -31,6 +31,13 @@ struct LoadedReport {
   std::vector<CaseResult> cases;
 };
 
+// The fields of the case (or session) whose text is not valid UTF-8, as
+// JSON pointers into its run-report entry ("/fail_reason",
+// "/parameters/p"): where the report and the store replace bytes with
+// U+FFFD. Empty for valid text.
+std::vector<std::string> InvalidUtf8Fields(const CaseResult& c);
+std::vector<std::string> InvalidUtf8Fields(const SessionInfo& s);
+
 std::string RunReportToJson(const SessionInfo& session, const std::vector<CaseResult>& cases);
 // Writes the report atomically (WriteFileAtomic).
 Status WriteRunReport(const std::string& path, const SessionInfo& session,

@@ -181,7 +181,7 @@ TEST(RunReport, RefusesWhatIsNotARunReport) {
   EXPECT_EQ(bad.rfind("r.json: not valid JSON: parse error at line 1, column 12", 0), 0u) << bad;
   std::string wrong = R"({"schema": "hetbench-run-report", "schema_version": 1, "cases": [{}, {"name": 3}]})";
   EXPECT_EQ(ParseRunReport(wrong, "r.json").status().message(),
-            "r.json: cases[1]: type must be string, but is number");
+            "r.json: cases[1]: name: expected a string, got a number");
   EXPECT_FALSE(ReadRunReport("/nonexistent/report.json").ok());
 }
 

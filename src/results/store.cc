@@ -110,8 +110,15 @@ CREATE INDEX perf_by_case ON perf(case_row);
 CREATE INDEX perf_by_name ON perf(name);
 )sql";
 
+// Version 2: where a session's or case's text held bytes that are not
+// UTF-8, replaced by U+FFFD (run_report.h, InvalidUtf8Fields).
+constexpr const char* kSchemaV2 = R"sql(
+ALTER TABLE sessions ADD COLUMN utf8_replaced TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE cases ADD COLUMN utf8_replaced TEXT NOT NULL DEFAULT '[]';
+)sql";
+
 const std::vector<std::string>& BuiltinMigrations() {
-  static const std::vector<std::string> steps = {kSchemaV1};
+  static const std::vector<std::string> steps = {kSchemaV1, kSchemaV2};
   return steps;
 }
 

@@ -19,6 +19,9 @@
 //         outputdir)
 //   perf(id, case_row -> cases, name, value, unit, reference, lower_thres,
 //        upper_thres, result, message)
+// Version 2 adds utf8_replaced to sessions and cases: a JSON list of the
+// pointers ("/fail_reason") of the fields whose bytes were not UTF-8 and
+// became U+FFFD.
 // Lists and maps are JSON text; times are seconds since the epoch. Deleting
 // a session deletes its cases and their values (ON DELETE CASCADE).
 //
@@ -45,7 +48,7 @@ struct sqlite3;
 
 namespace hb {
 
-inline constexpr int kStoreSchemaVersion = 1;
+inline constexpr int kStoreSchemaVersion = 2;
 
 // A session as the store lists it: what `hetbench run` knew, where it came
 // from ("hetbench", "hetbench-report", "reframe-perflog", "reframe-db")
@@ -54,12 +57,16 @@ struct StoredSession {
   SessionInfo info;
   std::string source;
   int total = 0, passed = 0, failed = 0, skipped = 0, cancelled = 0;
+  // JSON pointers of the fields whose bytes were not UTF-8 and became
+  // U+FFFD when stored (run_report.h, InvalidUtf8Fields).
+  std::vector<std::string> utf8_replaced;
 };
 
 struct StoredCase {
   std::string session_id;
   std::string file_sha256;  // of the test file when the case ran; "" = unknown
   CaseResult c;
+  std::vector<std::string> utf8_replaced;  // as in StoredSession
 };
 
 // Filters of `hetbench results`; empty fields select everything.

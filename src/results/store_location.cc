@@ -9,6 +9,7 @@
 
 #include "results/store.h"
 #include "util/fs.h"
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -55,11 +56,12 @@ std::string ExpandVars(const std::string& text, const EnvLookup& env) {
 StoreLocation LocateStore(const std::string& flag, bool no_store, const nlohmann::json& entry, const EnvLookup& env) {
   StoreLocation loc;
   loc.enabled = !no_store;
-  if (entry.is_object()) {
-    auto timeout = entry.find("sqlite_conn_timeout");
-    if (timeout != entry.end() && timeout->is_number() && timeout->get<double>() > 0)
-      loc.busy_timeout_s = timeout->get<double>();
-  }
+  // `entry` was checked at load (config/config_parse.cc, CheckStorage):
+  // sqlite_conn_timeout is seconds or a duration such as "30s".
+  const JsonField storage(entry, "storage");
+  std::optional<double> timeout = JsonNumber(storage["sqlite_conn_timeout"].json());
+  if (!timeout) timeout = ParseDuration(storage["sqlite_conn_timeout"].StringOr(""));
+  if (timeout && *timeout > 0) loc.busy_timeout_s = *timeout;
   if (!flag.empty()) {
     loc.path = AbsPath(flag);
     loc.origin = "--store";
@@ -70,15 +72,11 @@ StoreLocation LocateStore(const std::string& flag, bool no_store, const nlohmann
     loc.origin = "HETBENCH_STORE";
     return loc;
   }
-  if (entry.is_object()) {
-    auto enable = entry.find("enable");
-    if (enable != entry.end() && enable->is_boolean() && !enable->get<bool>()) loc.enabled = false;
-    auto file = entry.find("sqlite_db_file");
-    if (file != entry.end() && file->is_string() && !file->get<std::string>().empty()) {
-      loc.path = AbsPath(ExpandVars(file->get<std::string>(), env));
-      loc.origin = "configuration";
-      return loc;
-    }
+  if (JsonBool(storage["enable"].json()) == false) loc.enabled = false;
+  if (std::string file = storage["sqlite_db_file"].StringOr(""); !file.empty()) {
+    loc.path = AbsPath(ExpandVars(file, env));
+    loc.origin = "configuration";
+    return loc;
   }
   std::string data = env("XDG_DATA_HOME");
   if (data.empty() || data[0] != '/') data = JoinPath(env("HOME"), ".local/share");

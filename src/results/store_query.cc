@@ -204,7 +204,7 @@ Result<std::vector<StoredCase>> Store::Cases(const StoreQuery& q) {
     if (!*row) break;
     StoredCase sc;
     sc.session_id = st->Text(1);
-    sc.c = ReadCase(*st, 2, &sc.file_sha256);
+    sc.c = ReadCase(*st, 2, &sc.file_sha256, &sc.utf8_replaced);
     perf->Bind(1, st->Int(0));
     for (;;) {
       Result<bool> prow = perf->Step();

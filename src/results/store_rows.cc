@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "results/run_report.h"
 #include "results/store_internal.h"
+#include "util/json_field.h"
 #include "util/yaml_util.h"
 
 namespace hb {
@@ -53,14 +55,14 @@ std::string Pairs(const std::vector<std::pair<std::string, std::string>>& pairs)
 std::vector<std::pair<std::string, std::string>> PairsFrom(const Json& j) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!j.is_object()) return out;
-  for (const auto& [k, v] : j.items()) out.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+  for (const auto& [k, v] : j.items()) out.emplace_back(k, JsonStringOrDump(v));
   return out;
 }
 
 std::vector<std::string> ListFrom(const Json& j) {
   std::vector<std::string> out;
   if (!j.is_array()) return out;
-  for (const auto& v : j) out.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+  for (const auto& v : j) out.push_back(JsonStringOrDump(v));
   return out;
 }
 
@@ -76,7 +78,9 @@ std::vector<StageTiming> TimingsFrom(const Json& j) {
   if (!j.is_array()) return out;
   for (const auto& t : j) {
     if (!t.is_object()) continue;
-    out.push_back({t.value("stage", ""), t.value("seconds", 0.0)});
+    const std::string* stage = t.contains("stage") ? JsonStringPtr(t["stage"]) : nullptr;
+    std::optional<double> seconds = t.contains("seconds") ? JsonNumber(t["seconds"]) : std::nullopt;
+    out.push_back({stage ? *stage : "", seconds.value_or(0.0)});
   }
   return out;
 }
@@ -94,13 +98,14 @@ std::map<std::string, std::map<std::string, std::string>> ResourcesFrom(const Js
 const std::vector<std::string> kSessionColumns = {
     "session_id", "source",     "version",     "hostname",  "user",       "argv",
     "system",     "prefix",     "config_files", "start_time", "end_time",  "exit_code",
-    "num_cases",  "num_passed", "num_failed",  "num_skipped", "num_cancelled"};
+    "num_cases",  "num_passed", "num_failed",  "num_skipped", "num_cancelled", "utf8_replaced"};
 
 void BindSession(SqliteStmt& st, const SessionInfo& s, const std::string& source, const StoredSession& n) {
   Binder(st, 1)(s.session_id)(source)(s.version)(s.hostname)(s.user)(JsonText(Json(s.argv)))(s.system)(s.prefix)(
       JsonText(Json(s.config_files)))
       .Time(s.start_time)
-      .Time(s.end_time)(s.exit_code)(n.total)(n.passed)(n.failed)(n.skipped)(n.cancelled);
+      .Time(s.end_time)(s.exit_code)(n.total)(n.passed)(n.failed)(n.skipped)(n.cancelled)(
+          JsonText(Json(InvalidUtf8Fields(s))));
 }
 
 StoredSession ReadSession(const SqliteStmt& st, int first) {
@@ -124,6 +129,7 @@ StoredSession ReadSession(const SqliteStmt& st, int first) {
   out.failed = r.Int();
   out.skipped = r.Int();
   out.cancelled = r.Int();
+  out.utf8_replaced = ListFrom(r.JsonValue());
   return out;
 }
 
@@ -135,7 +141,7 @@ const std::vector<std::string> kCaseColumns = {
     "timings",      "job_id",       "job_state",         "exit_code",         "nodelist",
     "job_submit_time", "job_completion_time", "job_noticed_time", "num_tasks", "num_tasks_per_node",
     "num_cpus_per_task", "num_gpus_per_node", "exclusive_access", "env_vars", "modules",
-    "extra_resources", "stagedir",   "outputdir"};
+    "extra_resources", "stagedir",   "outputdir",         "utf8_replaced"};
 
 void BindCase(SqliteStmt& st, int first, const CaseResult& c, const std::string& sha) {
   Binder(st, first)(c.id)(c.name)(c.display_name)(c.unique_name)(c.descr)(c.file)(sha)(Pairs(c.parameters))(
@@ -147,10 +153,10 @@ void BindCase(SqliteStmt& st, int first, const CaseResult& c, const std::string&
       .Time(c.job_completion_time)
       .Time(c.job_noticed_time)(c.num_tasks)(c.num_tasks_per_node)(c.num_cpus_per_task)(c.num_gpus_per_node)(
           c.exclusive_access ? 1 : 0)(Pairs(c.env_vars))(JsonText(Json(c.modules)))(JsonText(Json(c.extra_resources)))(
-          c.stagedir)(c.outputdir);
+          c.stagedir)(c.outputdir)(JsonText(Json(InvalidUtf8Fields(c))));
 }
 
-CaseResult ReadCase(const SqliteStmt& st, int first, std::string* sha) {
+CaseResult ReadCase(const SqliteStmt& st, int first, std::string* sha, std::vector<std::string>* utf8_replaced) {
   Reader r(st, first);
   CaseResult c;
   c.id = r.Text();
@@ -191,6 +197,7 @@ CaseResult ReadCase(const SqliteStmt& st, int first, std::string* sha) {
   c.extra_resources = ResourcesFrom(r.JsonValue());
   c.stagedir = r.Text();
   c.outputdir = r.Text();
+  *utf8_replaced = ListFrom(r.JsonValue());
   return c;
 }
 

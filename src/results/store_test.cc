@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -186,7 +187,7 @@ TEST(Store, NewStoreIsWalWithSchemaVersion) {
   ASSERT_TRUE(store);
   EXPECT_EQ(store->schema_version(), kStoreSchemaVersion);
   EXPECT_EQ(Sql(path, "PRAGMA journal_mode"), "wal");
-  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), std::to_string(kStoreSchemaVersion));
   EXPECT_TRUE(StartsWith(Sql(path, "SELECT value FROM meta WHERE key = 'created_by'"), "hetbench "));
   // The indexes the queries use.
   for (const char* index : {"cases_by_name", "cases_by_system", "cases_by_time", "cases_by_session", "perf_by_case",
@@ -196,6 +197,58 @@ TEST(Store, NewStoreIsWalWithSchemaVersion) {
               "1")
         << index;
   }
+}
+
+// issue 16: bytes that are not UTF-8 (a job's Latin-1 stderr in the
+// failure reason, a system name with 0xFF) are stored as U+FFFD, and the
+// store says which fields were changed.
+TEST(Store, InvalidUtf8IsReplacedAndRecorded) {
+  TempDir dir;
+  std::string path = dir / "results.db";
+  auto store = MustOpen(path);
+  ASSERT_TRUE(store);
+  SessionInfo session = Session("s1", 1000);
+  session.system = "box\xff";
+  CaseResult latin1 = Case("latin1", "box\xff", "cpu", 1001, "fail");
+  latin1.fail_reason = "sanity: Gr\xfc\xdf" "e not found";
+  CaseResult clean = Case("clean", "box", "cpu", 1002);
+  ASSERT_TRUE(store->Add(session, {latin1, clean}).ok());
+  EXPECT_EQ(Sql(path, "SELECT utf8_replaced FROM sessions"), "[\"/system\"]");
+  EXPECT_EQ(Sql(path, "SELECT fail_reason FROM cases WHERE name = 'latin1'"), "sanity: Gr\uFFFD\uFFFDe not found");
+  EXPECT_EQ(Sql(path, "SELECT utf8_replaced FROM cases WHERE name = 'clean'"), "[]");
+  auto cases = store->Cases({});
+  ASSERT_TRUE(cases.ok()) << cases.status().str();
+  ASSERT_EQ(cases->size(), 2u);
+  std::vector<std::string> replaced = (*cases)[0].utf8_replaced;
+  std::sort(replaced.begin(), replaced.end());
+  EXPECT_EQ(replaced, (std::vector<std::string>{"/fail_reason", "/id", "/system"}));
+  EXPECT_TRUE((*cases)[1].utf8_replaced.empty());
+  auto sessions = store->Sessions({});
+  ASSERT_TRUE(sessions.ok());
+  EXPECT_EQ((*sessions)[0].utf8_replaced, std::vector<std::string>{"/system"});
+}
+
+// A store of schema version 1 (before utf8_replaced) is migrated when
+// opened: its rows are kept and read as having nothing replaced.
+TEST(Store, VersionOneStoresAreMigrated) {
+  TempDir dir;
+  std::string path = dir / "results.db";
+  {
+    auto store = MustOpen(path);
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(store->Add(Session("s1", 1000), {Case("a", "x", "y", 1001)}).ok());
+  }
+  SqlExec(path, "ALTER TABLE cases DROP COLUMN utf8_replaced; ALTER TABLE sessions DROP COLUMN utf8_replaced; "
+                "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  auto store = MustOpen(path, Existing());
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  auto cases = store->Cases({});
+  ASSERT_TRUE(cases.ok()) << cases.status().str();
+  ASSERT_EQ(cases->size(), 1u);
+  EXPECT_EQ((*cases)[0].c.name, "a");
+  EXPECT_TRUE((*cases)[0].utf8_replaced.empty());
 }
 
 TEST(Store, RoundTripsEveryField) {
@@ -468,7 +521,8 @@ TEST(StoreOpen, RefusesANewerSchemaSayingBothVersions) {
   auto s = Store::Open(path);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(), path + ": results store schema version 7 is newer than this hetbench "
-                                         "understands (1); upgrade hetbench, or use another store (--store)");
+                                         "understands (" + std::to_string(kStoreSchemaVersion) +
+                                         "); upgrade hetbench, or use another store (--store)");
 }
 
 TEST(StoreOpen, RefusesAnSqliteFileOfSomethingElse) {

@@ -109,6 +109,7 @@ struct Executor::Task {
   Job job;
   bool local_slot = false;     // counts against max_local_jobs while in flight
   std::string stagedir, outputdir;
+  Status folders;              // why stagedir/outputdir could not be made (Setup fails the case)
   std::vector<Task*> deps;     // tasks this one waits for
   int dependents_left = 0;     // tasks still to run that may read our stage dir
   bool remove_stage_when_free = false;
@@ -143,16 +144,23 @@ std::string Executor::OutputRoot() const {
   return session_.output_root.empty() ? JoinPath(session_.prefix, "output") : session_.output_root;
 }
 
-std::string Executor::StageDir(const TestCase& c, int rep) const {
-  std::string d = JoinPath(StageRoot(), session_.id + "/" + c.system + "/" + c.partition + "/" + c.environ + "/" +
-                                           CaseDirName(c));
-  return opts_.repeat > 1 ? d + "/rep" + std::to_string(rep) : d;
+namespace {
+
+// SESSION/SYSTEM/PARTITION/ENVIRON/CASE[/repN], the folders of a case below a root.
+std::vector<std::string> CaseFolders(const std::string& session, const TestCase& c, int rep, int repeat) {
+  std::vector<std::string> names{session, c.system, c.partition, c.environ, CaseDirName(c)};
+  if (repeat > 1) names.push_back("rep" + std::to_string(rep));
+  return names;
 }
 
-std::string Executor::OutputDir(const TestCase& c, int rep) const {
-  std::string d = JoinPath(OutputRoot(), session_.id + "/" + c.system + "/" + c.partition + "/" + c.environ + "/" +
-                                            CaseDirName(c));
-  return opts_.repeat > 1 ? d + "/rep" + std::to_string(rep) : d;
+}  // namespace
+
+Result<std::string> Executor::StageDir(const TestCase& c, int rep) const {
+  return SafePath(StageRoot(), CaseFolders(session_.id, c, rep, opts_.repeat));
+}
+
+Result<std::string> Executor::OutputDir(const TestCase& c, int rep) const {
+  return SafePath(OutputRoot(), CaseFolders(session_.id, c, rep, opts_.repeat));
 }
 
 void Executor::MakeTasks() {
@@ -167,8 +175,13 @@ void Executor::MakeTasks() {
       t->rep = rep;
       t->part = &session_.partition(cases[i].partition);
       t->env = session_.environment(cases[i]);
-      t->stagedir = StageDir(cases[i], rep);
-      t->outputdir = OutputDir(cases[i], rep);
+      auto stagedir = StageDir(cases[i], rep);
+      auto outputdir = OutputDir(cases[i], rep);
+      t->folders = stagedir.ok() ? outputdir.status() : stagedir.status();
+      if (t->folders.ok()) {
+        t->stagedir = *stagedir;
+        t->outputdir = *outputdir;
+      }
       for (size_t d : cases[i].deps) t->deps.push_back(tasks_[base + d].get());
       tasks_.push_back(std::move(t));
     }
@@ -204,12 +217,9 @@ Status Executor::Prepare() {
       auto launcher = MakeLauncher(p->launcher, {}, *backend);
       if (!launcher.ok()) return launcher.status().Prefixed(where);
       // So are module mappings that do not parse.
-      nlohmann::json general = session_.config.SectionFor("general", session_.system_name, p->name);
-      std::vector<std::string> lines;
-      auto mm = general.find("module_mappings");
-      if (mm != general.end() && mm->is_array())
-        for (const auto& m : *mm) lines.push_back(m.is_string() ? m.get<std::string>() : m.dump());
-      auto mappings = ParseModuleMappings(lines);
+      auto general = session_.config.GeneralFor(session_.system_name, p->name);
+      if (!general.ok()) return general.status();
+      auto mappings = ParseModuleMappings(general->module_mappings);
       if (!mappings.ok()) return mappings.status().Prefixed("general: module_mappings");
     }
   }
@@ -474,7 +484,8 @@ void Executor::Start(Task* t) {
 }
 
 Status Executor::Setup(Task* t) {
-  Status st = RemoveTree(t->stagedir);
+  if (!t->folders.ok()) return t->folders;
+  Status st = PathExists(t->stagedir) ? RemoveTreeWithin(t->stagedir, StageRoot()) : Status::OK();
   if (st.ok()) st = MakeDirs(t->stagedir);
   if (st.ok()) st = MakeDirs(t->outputdir);
   if (!st.ok()) return st;
@@ -778,12 +789,9 @@ Result<std::vector<std::string>> Executor::EnvironLines(const Task& t, const Env
   EnvLevel test{t.spec->modules, {}};
   for (const auto& [k, v] : t.spec->env_vars) test.env_vars.emplace_back(k, v);
   levels.push_back(std::move(test));
-  nlohmann::json general = session_.config.SectionFor("general", sys.name, t.part->name);
-  std::vector<std::string> lines;
-  auto mm = general.find("module_mappings");  // a list of strings: checked at load
-  if (mm != general.end() && mm->is_array())
-    for (const auto& m : *mm) lines.push_back(m.is_string() ? m.get<std::string>() : m.dump());
-  auto mappings = ParseModuleMappings(lines);
+  auto general = session_.config.GeneralFor(sys.name, t.part->name);
+  if (!general.ok()) return general.status();
+  auto mappings = ParseModuleMappings(general->module_mappings);
   if (!mappings.ok()) return mappings.status();
   return EnvironmentLines(sys.modules_system, levels, *mappings);
 }
@@ -1015,6 +1023,7 @@ void Executor::Finish(Task* t, const std::string& result, const std::string& sta
 // Copies what a person needs to the output folder; removes the stage folder
 // after a pass unless it is kept or a dependent case still needs it.
 void Executor::Cleanup(Task* t) {
+  if (!t->folders.ok()) return;  // it never had folders
   for (const char* f : {kJobScript, kJobOut, kJobErr, kBuildScript, kBuildOut, kBuildErr, kDryRunObjects}) {
     std::string from = JoinPath(t->stagedir, f);
     if (!PathExists(from)) continue;
@@ -1035,7 +1044,12 @@ void Executor::Cleanup(Task* t) {
           continue;
         }
         std::string rel = p.substr(t->stagedir.size() + 1);
-        std::string dest = JoinPath(t->outputdir, rel);
+        auto dest_path = SafeJoin(t->outputdir, rel);
+        if (!dest_path.ok()) {
+          console_->Note("hetbench: not keeping '" + rel + "': " + dest_path.status().message());
+          continue;
+        }
+        const std::string& dest = *dest_path;
         (void)MakeDirs(DirName(dest));
         std::error_code ec;
         std::filesystem::copy(p, dest,
@@ -1048,14 +1062,14 @@ void Executor::Cleanup(Task* t) {
   }
   if (t->result.result == "pass" && !opts_.keep_stage_files) {
     if (t->dependents_left > 0) t->remove_stage_when_free = true;
-    else (void)RemoveTree(t->stagedir);
+    else (void)RemoveTreeWithin(t->stagedir, StageRoot());
   }
 }
 
 void Executor::ReleaseDependencies(const Task& t) {
   for (Task* d : t.deps) {
     if (--d->dependents_left == 0 && d->remove_stage_when_free) {
-      (void)RemoveTree(d->stagedir);
+      (void)RemoveTreeWithin(d->stagedir, StageRoot());
       d->remove_stage_when_free = false;
     }
   }

@@ -64,9 +64,11 @@ class Executor {
   std::function<void(const CaseResult&)> on_case_end;
   int interrupt_signal() const { return interrupted_; }
 
-  // Exposed for tests: the stage and output folders of a case.
-  std::string StageDir(const TestCase& c, int repetition) const;
-  std::string OutputDir(const TestCase& c, int repetition) const;
+  // Exposed for tests: the stage and output folders of a case, made with
+  // SafePath (util/fs.h) from the session id and the case's names, so
+  // that no name can lead outside the roots.
+  Result<std::string> StageDir(const TestCase& c, int repetition) const;
+  Result<std::string> OutputDir(const TestCase& c, int repetition) const;
   std::string StageRoot() const;
   std::string OutputRoot() const;
 

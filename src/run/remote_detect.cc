@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 
+#include "config/general_options.h"
 #include "launch/launcher.h"
 #include "results/store.h"
 #include "run/module_system.h"
@@ -57,6 +58,7 @@ struct Pending {
   Scheduler* sched = nullptr;
   Job job;
   std::string dir;
+  std::string root;     // the folder `dir` was made in
   double deadline = 0;  // monotonic
   double time_limit_s = 0;
   bool cancelled = false;  // for running past its time limit
@@ -109,7 +111,10 @@ Status Submit(const DetectTarget& t, const DetectJobOptions& o, Schedulers* sche
   if (!launcher.ok()) return launcher.status();
   Status st = MakeDirs(o.workdir);
   if (!st.ok()) return st;
-  std::string tmpl = JoinPath(AbsPath(o.workdir), "hb-detect-" + t.system->name + "-" + part.name + ".XXXXXX");
+  p->root = AbsPath(o.workdir);
+  auto made = SafePath(p->root, {"hb-detect-" + t.system->name + "-" + part.name + ".XXXXXX"});
+  if (!made.ok()) return made.status();
+  std::string tmpl = *made;
   if (!mkdtemp(tmpl.data())) return Status::Error("cannot create a folder under " + o.workdir + ": " + strerror(errno));
   p->dir = tmpl;
   Job& job = p->job;
@@ -150,7 +155,7 @@ Result<Topology> Collect(const Pending& p) {
     return Status::Error(head + " ended " + s.str() + stderr_part + kept);
   auto t = ReadTopologyFile(JoinPath(p.dir, kOutputFile));
   if (!t.ok()) return Status::Error(head + " completed but left no topology: " + t.status().str() + stderr_part + kept);
-  (void)RemoveTree(p.dir);
+  (void)RemoveTreeWithin(p.dir, p.root);
   return t;
 }
 
@@ -158,22 +163,13 @@ Result<Topology> Collect(const Pending& p) {
 
 Result<DetectJobOptions> ResolveDetectOptions(const DetectJobOptions& cli, const nlohmann::json& general) {
   DetectJobOptions o = cli;
-  auto text = [&](const char* key) -> std::string {
-    auto it = general.find(key);
-    return it != general.end() && it->is_string() ? it->get<std::string>() : "";
-  };
-  if (o.exe.empty()) o.exe = text("remote_hetbench");
+  auto g = ReadGeneralOptions(JsonField(general, "general"));
+  if (!g.ok()) return g.status();
+  if (o.exe.empty()) o.exe = g->remote_hetbench;
   if (o.exe.empty()) o.exe = SelfExe();
-  if (o.workdir.empty()) o.workdir = text("remote_workdir");
+  if (o.workdir.empty()) o.workdir = g->remote_workdir;
   if (o.workdir.empty()) o.workdir = ".";
-  if (o.time_limit_s <= 0 && general.contains("remote_detect_time_limit")) {
-    const auto& v = general["remote_detect_time_limit"];
-    auto d = v.is_number() ? std::optional<double>(v.get<double>())
-                           : (v.is_string() ? ParseDuration(v.get<std::string>()) : std::nullopt);
-    if (!d || *d <= 0)
-      return Status::Error("general/remote_detect_time_limit: expected a duration such as '5m', got " + v.dump());
-    o.time_limit_s = *d;
-  }
+  if (o.time_limit_s <= 0) o.time_limit_s = g->remote_detect_time_limit_s;
   if (o.time_limit_s <= 0) o.time_limit_s = kDefaultTimeLimit;
   return o;
 }
@@ -267,9 +263,14 @@ int DetectMissingTopologies(Session* session, const std::vector<std::string>& jo
   std::vector<Partition*> parts;
   for (auto& part : sys->partitions) {
     nlohmann::json general = config.SectionFor("general", sys->name, part.name);
-    if (!used.count(part.name) || HasConfiguredProcessor(part) || !(general.contains("remote_detect") && general["remote_detect"] == true))
+    auto options = ReadGeneralOptions(JsonField(general, "general"));  // checked at load
+    if (!used.count(part.name) || HasConfiguredProcessor(part) || !options.ok() || !options->remote_detect) continue;
+    auto where = TopologyFile(TopologyPrefix(general, ProcessEnv), sys->name, part.name);
+    if (!where.ok()) {
+      note("hetbench: warning: remote_detect: " + where.status().message() + "\n");
       continue;
-    std::string file = TopologyFile(TopologyPrefix(general, ProcessEnv), sys->name, part.name);
+    }
+    const std::string& file = *where;
     if (PathExists(file)) continue;  // the cache filled it in already
     targets.push_back({sys, &part});
     files.push_back(file);

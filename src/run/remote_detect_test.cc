@@ -83,7 +83,8 @@ TEST(RemoteDetect, OptionsComeFromTheCommandLineThenGeneral) {
   EXPECT_EQ(o->exe, "/opt/hb");
   EXPECT_EQ(o->time_limit_s, 10);
   EXPECT_EQ(ResolveDetectOptions({}, {{"remote_detect_time_limit", "soon"}}).status().str(),
-            "general/remote_detect_time_limit: expected a duration such as '5m', got \"soon\"");
+            "general: remote_detect_time_limit: expected a duration such as '30s', '10m', '1h30m' or '2d', got a "
+            "string 'soon'");
 }
 
 TEST(RemoteDetect, ScriptRunsHetbenchThroughTheLauncherAfterThePartitionsSetUp) {

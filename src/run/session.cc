@@ -216,29 +216,20 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   // general/check_search_path (ReFrame's), with check_search_recursive.
   std::vector<std::string> paths = opts.test_paths;
   bool recursive = opts.recursive;
-  nlohmann::json general = session->config.SectionFor("general", sys->name);
-  // The PCRE2 match limit of every sanity and performance pattern (its type
-  // was checked at load: config_parse.cc).
-  auto limit = general.find("regex_match_limit");
-  Regex::SetMatchLimit(limit != general.end() && limit->is_number_integer() ? limit->get<uint32_t>()
-                                                                            : Regex::kDefaultMatchLimit);
+  auto general = session->config.GeneralFor(sys->name);
+  if (!general.ok()) return general.status();
+  // The PCRE2 match limit of every sanity and performance pattern.
+  Regex::SetMatchLimit(general->regex_match_limit.value_or(Regex::kDefaultMatchLimit));
   if (paths.empty()) {
     if (const char* sp = std::getenv("HETBENCH_CHECK_SEARCH_PATH")) paths = Split(sp, ':');
   }
-  if (paths.empty() && general.contains("check_search_path")) {
-    const nlohmann::json& sp = general["check_search_path"];
-    if (!sp.is_array()) return Status::Error("general: check_search_path: expected a list of paths");
-    for (const auto& p : sp) {
-      if (!p.is_string()) return Status::Error("general: check_search_path: expected a list of paths, got " + p.dump());
-      std::string path = ExpandVars(p.get<std::string>(), ProcessEnv);
+  if (paths.empty() && !general->check_search_path.empty()) {
+    for (const auto& p : general->check_search_path) {
+      std::string path = ExpandVars(p, ProcessEnv);
       if (StartsWith(path, "~/")) path = JoinPath(std::getenv("HOME") ? std::getenv("HOME") : "", path.substr(2));
       paths.push_back(path);
     }
-    if (general.contains("check_search_recursive")) {
-      if (!general["check_search_recursive"].is_boolean())
-        return Status::Error("general: check_search_recursive: expected true or false");
-      recursive = recursive || general["check_search_recursive"].get<bool>();
-    }
+    recursive = recursive || general->check_search_recursive;
   }
   if (paths.empty())
     return Status::Error("no test files given: name test files or folders with -c (or set HETBENCH_CHECK_SEARCH_PATH, "
@@ -260,16 +251,9 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   if (!st.ok()) return st;
   NoteAliases(session->suite, *sys);
   auto views = Views(session->config, *sys, session->partition_names);
-  // The limits of general (types checked at load: config_parse.cc).
-  auto max_cases = general.find("max_cases");
-  size_t case_limit = max_cases != general.end() && max_cases->is_number_integer() && *max_cases > 0
-                          ? max_cases->get<size_t>()
-                          : kDefaultMaxCases;
-  auto max_output = general.find("max_output_per_case");
-  if (max_output != general.end()) {
-    std::string text = max_output->is_string() ? max_output->get<std::string>() : max_output->dump();
-    if (auto bytes = ParseByteSize(text)) session->max_output_per_case = *bytes;
-  }
+  // The limits of general.
+  size_t case_limit = general->max_cases.value_or(kDefaultMaxCases);
+  if (general->max_output_per_case) session->max_output_per_case = *general->max_output_per_case;
   auto cases = ExpandCases(session->suite, views, opts.filter, &session->selection, case_limit);
   if (!cases.ok()) return cases.status();
   session->cases = std::move(cases.value());

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "util/ecma_regex.h"
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -18,16 +19,20 @@ double EpochNow() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-Status OptionError(const std::string& key, const std::string& expected) {
-  return Status::Error("sched_options: '" + key + "' must be " + expected);
+// "sched_options: 'key' must be ...", at the value's place when known.
+Status OptionError(const JsonField& v, const std::string& key, const std::string& expected) {
+  return v.Placed("sched_options: '" + key + "' must be " + expected);
 }
 
 }  // namespace
 
-Result<BatchOptions> ParseBatchOptions(const nlohmann::json& so) {
+Result<BatchOptions> ParseBatchOptions(const nlohmann::json& so) { return ReadBatchOptions(JsonField(so)); }
+
+Result<BatchOptions> ReadBatchOptions(const JsonField& so) {
   BatchOptions o;
-  if (so.is_null()) return o;
-  if (!so.is_object()) return Status::Error("sched_options: expected a mapping");
+  if (so.absent_or_null()) return o;
+  if (!so.json().is_object())
+    return so.Placed("sched_options: expected a mapping");
   struct NumberKey {
     const char* name;
     double* field;
@@ -39,30 +44,29 @@ Result<BatchOptions> ParseBatchOptions(const nlohmann::json& so) {
                                {"query_timeout", &o.query_timeout},
                                {"lost_after", &o.lost_after},
                                {"max_query_failure_time", &o.max_query_failure_time}};
-  for (auto it = so.begin(); it != so.end(); ++it) {
-    const std::string& key = it.key();
-    const auto& v = it.value();
+  for (const auto& [key, v] : so.Items()) {
     bool done = false;
     for (const auto& n : numbers) {
       if (key != n.name) continue;
-      if (!v.is_number() || v.get<double>() < 0) return OptionError(key, "a number of seconds >= 0");
-      *n.field = v.get<double>();
+      auto seconds = JsonNumber(v.json());
+      if (!seconds || *seconds < 0) return OptionError(v, key, "a number of seconds >= 0");
+      *n.field = *seconds;
       done = true;
     }
     if (done) continue;
     if (key == "resubmit_on_errors" || key == "cancel_pending_reasons") {
-      if (!v.is_array()) return OptionError(key, "a list of strings");
+      auto strings = v.Strings();
+      if (!v.json().is_array() || !strings.ok()) return OptionError(v, key, "a list of strings");
       auto& dst = key == "resubmit_on_errors" ? o.resubmit_on_errors : o.cancel_pending_reasons;
-      for (const auto& x : v) {
-        if (!x.is_string()) return OptionError(key, "a list of strings");
-        dst.push_back(x.get<std::string>());
-      }
+      dst.insert(dst.end(), strings->begin(), strings->end());
     } else if (key == "ignore_reqnodenotavail" || key == "use_nodes_option") {
-      if (!v.is_boolean()) return OptionError(key, "true or false");
-      (key == "ignore_reqnodenotavail" ? o.ignore_reqnodenotavail : o.use_nodes_option) = v.get<bool>();
+      auto b = JsonBool(v.json());
+      if (!b) return OptionError(v, key, "true or false");
+      (key == "ignore_reqnodenotavail" ? o.ignore_reqnodenotavail : o.use_nodes_option) = *b;
     } else if (key == "max_sacct_failures" || key == "max_resubmits") {
-      if (!v.is_number_integer() || v.get<int>() < 0) return OptionError(key, "an integer >= 0");
-      (key == "max_sacct_failures" ? o.max_sacct_failures : o.max_resubmits) = v.get<int>();
+      auto n = v.Int(0, INT_MAX);
+      if (!n.ok()) return OptionError(v, key, "an integer >= 0");
+      (key == "max_sacct_failures" ? o.max_sacct_failures : o.max_resubmits) = static_cast<int>(*n);
     }
     // Other keys (ReFrame's ssh_hosts, sched_access_in_submit, ...) are kept
     // in the configuration and not acted on.

@@ -31,6 +31,7 @@
 
 #include "sched/command_runner.h"
 #include "sched/scheduler.h"
+#include "util/json_field.h"
 
 namespace hb {
 
@@ -61,6 +62,9 @@ struct BatchOptions {
 
 // Reads sched_options; an unknown option or a wrong type is an error.
 Result<BatchOptions> ParseBatchOptions(const nlohmann::json& sched_options);
+// The same, with the place of each value in errors when `sched_options`
+// has marks (the configuration loader's check).
+Result<BatchOptions> ReadBatchOptions(const JsonField& sched_options);
 
 // The options that belong to the scheduler endpoint rather than to one
 // partition (polling and fault handling), as JSON: partitions whose

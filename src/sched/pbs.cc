@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <map>
 
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -155,7 +156,7 @@ char StateLetter(const std::string& text) {
 std::string JsonText(const nlohmann::json& obj, const char* key) {
   auto it = obj.find(key);
   if (it == obj.end()) return "";
-  if (it->is_string()) return it->get<std::string>();
+  if (const std::string* s = JsonStringPtr(*it)) return *s;
   if (it->is_number()) return it->dump();
   return "";
 }

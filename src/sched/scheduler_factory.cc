@@ -46,6 +46,7 @@ SchedulerBackend Batch(const std::string& name, std::vector<std::string> aliases
   b.aliases = std::move(aliases);
   b.traits.node_spawn = spawn;
   b.instance_key = BatchKey;
+  b.check_options = [](const JsonField& so) { return ReadBatchOptions(so).status(); };
   b.make = [name](const nlohmann::json& so, const nlohmann::json&,
                   const SchedulerFlags&) -> Result<std::unique_ptr<Scheduler>> {
     auto opts = ParseBatchOptions(so);
@@ -64,6 +65,10 @@ SchedulerBackend Sge() {
     auto pe = ParseSgeParallelEnv(so);
     if (!pe.ok()) return pe.status();
     return BatchKey(so, spec, f);
+  };
+  b.check_options = [](const JsonField& so) {
+    Status st = ReadSgeParallelEnv(so).status();
+    return st.ok() ? ReadBatchOptions(so).status() : st;
   };
   b.make = [](const nlohmann::json& so, const nlohmann::json&,
               const SchedulerFlags&) -> Result<std::unique_ptr<Scheduler>> {

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sched/scheduler.h"
+#include "util/json_field.h"
 #include "util/status.h"
 
 namespace hb {
@@ -53,6 +54,10 @@ struct SchedulerBackend {
   std::function<Status(const nlohmann::json& sched_options, const nlohmann::json& backend_spec,
                        const SchedulerFlags& flags)>
       check_test_block;
+  // Checks a partition's sched_options when the configuration loads
+  // (`list` too), offline, with each value's file:line:column. Null:
+  // nothing to check.
+  std::function<Status(const JsonField& sched_options)> check_options;
   // Makes an instance for the first job with a given key.
   std::function<Result<std::unique_ptr<Scheduler>>(const nlohmann::json& sched_options,
                                                    const nlohmann::json& backend_spec, const SchedulerFlags& flags)>

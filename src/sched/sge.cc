@@ -13,6 +13,7 @@
 #include <regex>
 #include <set>
 
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -364,13 +365,16 @@ std::string QacctTime(double epoch) {
   return buf;
 }
 
-Result<std::string> ParseSgeParallelEnv(const nlohmann::json& so) {
-  if (!so.is_object() || !so.contains("pe")) return std::string();
-  const auto& pe = so["pe"];
-  if (!pe.is_string() || pe.get<std::string>().empty() ||
-      pe.get<std::string>().find_first_of(" \t\n") != std::string::npos)
-    return Status::Error("sched_options: 'pe' must be the name of a parallel environment (e.g. smp)");
-  return pe.get<std::string>();
+Result<std::string> ParseSgeParallelEnv(const nlohmann::json& so) { return ReadSgeParallelEnv(JsonField(so)); }
+
+Result<std::string> ReadSgeParallelEnv(const JsonField& so) {
+  JsonField f = so["pe"];
+  if (f.absent()) return std::string();
+  const std::string* pe = JsonStringPtr(f.json());
+  if (!pe || pe->empty() || pe->find_first_of(" \t\n") != std::string::npos) {
+    return f.Placed("sched_options: 'pe' must be the name of a parallel environment (e.g. smp)");
+  }
+  return *pe;
 }
 
 // ---- The scheduler.

@@ -92,6 +92,7 @@ class SgeScheduler : public BatchScheduler {
 // sched_options `pe` (a parallel environment name, or absent); other keys
 // are BatchOptions'.
 Result<std::string> ParseSgeParallelEnv(const nlohmann::json& sched_options);
+Result<std::string> ReadSgeParallelEnv(const JsonField& sched_options);  // errors at the value's place
 
 // ---- Pure functions, tested against what Grid Engine 8.1.9 prints.
 

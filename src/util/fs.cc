@@ -123,6 +123,25 @@ Result<std::string> SafeJoin(const std::string& folder, const std::string& name)
   return joined;
 }
 
+Result<std::string> SafePath(const std::string& folder, const std::vector<std::string>& names) {
+  std::string path = folder;
+  for (const auto& name : names) {
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+        name.find('\0') != std::string::npos)
+      return Status::Error("'" + name + "' cannot be a folder name (below " + folder +
+                           "): expected a name without '/', NUL or '..'");
+    path = JoinPath(path, name);
+  }
+  if (!IsWithin(path, folder)) return Status::Error("'" + path + "' leads outside " + folder);
+  return path;
+}
+
+Status RemoveTreeWithin(const std::string& path, const std::string& folder) {
+  if (!IsWithin(path, folder) || Resolved(path) == Resolved(folder))
+    return Status::Error("not removing '" + path + "': it is not inside " + folder);
+  return RemoveTree(path);
+}
+
 bool IsDirectory(const std::string& path) {
   std::error_code ec;
   return fs::is_directory(path, ec);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "util/status.h"
 
@@ -36,6 +37,15 @@ bool IsWithin(const std::string& path, const std::string& folder);
 // path is made from a name that came from outside (a keep_files glob, a
 // configuration name).
 Result<std::string> SafeJoin(const std::string& folder, const std::string& name);
+// folder/names[0]/names[1]/..., where each name is one path component
+// (not empty, not "." or "..", no '/', no NUL), refused unless the result
+// is within `folder`: how a path is made from the names of a system,
+// partition, environment, test or parameter value, so that a name that
+// slipped past validation still cannot lead elsewhere.
+Result<std::string> SafePath(const std::string& folder, const std::vector<std::string>& names);
+// RemoveTree(path), refused unless `path` is strictly below `folder` (the
+// root it was made in): every removal of a folder hetbench made.
+Status RemoveTreeWithin(const std::string& path, const std::string& folder);
 // The folder part of path ("." when there is none), and the last part.
 std::string DirName(const std::string& path);
 std::string BaseName(const std::string& path);

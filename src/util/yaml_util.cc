@@ -292,7 +292,10 @@ nlohmann::json PlainScalarToJson(const std::string& s) {
   return s;
 }
 
-nlohmann::json YamlToJson(const YAML::Node& node) {
+nlohmann::json YamlToJson(const YAML::Node& node) { return YamlToJson(node, "", nullptr); }
+
+nlohmann::json YamlToJson(const YAML::Node& node, const std::string& file, JsonMarks* marks, const std::string& at) {
+  if (marks && node.IsDefined()) (*marks)[at] = MarkOf(node, file);
   if (!node.IsDefined() || node.IsNull()) {
     // A quoted empty string or '~' is a string, not a null.
     if (node.IsDefined() && node.Tag() == "!") return node.Scalar();
@@ -306,13 +309,14 @@ nlohmann::json YamlToJson(const YAML::Node& node) {
   }
   if (node.IsSequence()) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& item : node) out.push_back(YamlToJson(item));
+    size_t i = 0;
+    for (const auto& item : node) out.push_back(YamlToJson(item, file, marks, at + "/" + std::to_string(i++)));
     return out;
   }
   nlohmann::json out = nlohmann::json::object();
   for (const auto& kv : node) {
     std::string key = kv.first.IsScalar() ? kv.first.Scalar() : YAML::Dump(kv.first);
-    out[key] = YamlToJson(kv.second);
+    out[key] = YamlToJson(kv.second, file, marks, at + "/" + JsonPointerPart(key));
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include "util/json_field.h"
 #include "util/status.h"
 #include "util/strings.h"
 
@@ -45,6 +46,10 @@ Result<std::vector<std::string>> YamlStringList(const YAML::Node& n, const std::
 // YAML 1.1) types plain scalars: ints stay ints, `yes` is true, `~` null;
 // quoted scalars are always strings.
 nlohmann::json YamlToJson(const YAML::Node& node);
+// The same, recording where each value was written (its JSON pointer, with
+// `at` in front, -> file:line:column) for JsonField's messages.
+nlohmann::json YamlToJson(const YAML::Node& node, const std::string& file, JsonMarks* marks,
+                          const std::string& at = "");
 
 // j.dump(indent) that never throws: bytes that are not UTF-8 (a program's
 // output, a test file in Latin-1) become U+FFFD instead of an exception.
@@ -63,7 +68,7 @@ template <typename Json>
 void RepairUtf8At(Json& j, const std::string& at, std::vector<std::string>& out) {
   if (j.is_string()) {
     bool replaced = false;
-    std::string fixed = ValidUtf8(j.template get_ref<const std::string&>(), &replaced);
+    std::string fixed = ValidUtf8(*j.template get_ptr<const std::string*>(), &replaced);
     if (replaced) {
       j = fixed;
       out.push_back(at.empty() ? "/" : at);
@@ -75,8 +80,7 @@ void RepairUtf8At(Json& j, const std::string& at, std::vector<std::string>& out)
     for (auto it = j.begin(); it != j.end(); ++it) {
       bool replaced = false;
       std::string key = ValidUtf8(it.key(), &replaced);
-      // RFC 6901: '~' is "~0" and '/' is "~1" in a pointer.
-      std::string where = at + "/" + ReplaceAll(ReplaceAll(key, "~", "~0"), "/", "~1");
+      std::string where = at + "/" + JsonPointerPart(key);
       if (replaced) out.push_back(where);
       fixed[key] = std::move(it.value());
       RepairUtf8At(fixed[key], where, out);

@@ -59,6 +59,9 @@ FILES=(file_t_yaml); hb run -c t.yaml --prefix out
 GRUSSE=$'Gr\xef\xbf\xbd\xef\xbf\xbde' 
 check "a failure reason quoting Latin-1 stderr: U+FFFD in the report, recorded in utf8_replaced" \
   eval 'rc_is 1 && has "$(cat "$(report)")" "$GRUSSE" && has "$(cat "$(report)")" "\"/fail_reason\""'
+latest_replaced() { sqlite3 "$HETBENCH_STORE" "SELECT utf8_replaced FROM cases WHERE name = '$1' ORDER BY id DESC LIMIT 1"; }
+check "... the store has U+FFFD and utf8_replaced too, and the run says so" \
+  eval 'has "$(latest_replaced latin)" "\"/fail_reason\"" && has "$OUT$ERR" "text that is not UTF-8"'
 file_t_yaml='name: iso\ndescr: "M\xfcnchen"\nexecutable: echo\nexecutable_opts: [hello]\nsanity: [{pattern: hello}]\n'
 FILES=(file_t_yaml); hb run -c t.yaml --prefix out
 check "a test file in ISO-8859-1 runs and is reported" eval 'rc_is 0 && [ -n "$(report)" ]'
