@@ -194,6 +194,29 @@ TEST(HostileE2E, ATestsUnknownKubernetesContextIsALoadError) {
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
 }
 
+// issue 16, item 4: every scheduler's sched_options are checked when the
+// configuration loads, `list` too, with the value's file:line:column.
+TEST(HostileE2E, BadSchedOptionsAreLoadErrorsAtTheirPlace) {
+  std::string dir = TempDir();
+  Write(dir + "/t.yaml", kTest);
+  Write(dir + "/site.yaml", "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n"
+                            "      - name: kube\n        scheduler: kubernetes\n        launcher: local\n"
+                            "        environs: [e]\n        sched_options:\n          namespace: team\n"
+                            "          memory_limit: [8Gi]\n"
+                            "environments:\n  - {name: e}\n");
+  Output o = Hetbench({"list", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60);
+  EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("site.yaml:11:25: partition 's:kube': "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("memory_limit"), std::string::npos) << o.err;
+  Write(dir + "/site.yaml", "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n"
+                            "      - {name: b, scheduler: slurm, launcher: srun, environs: [e],\n"
+                            "         sched_options: {lost_after: soon}}\n"
+                            "environments:\n  - {name: e}\n");
+  o = Hetbench({"list", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60);
+  EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("site.yaml:6:38: partition 's:b': sched_options: "), std::string::npos) << o.err;
+}
+
 const std::string kLimitedSite = LocalSite("  - {max_output_per_case: 1MiB, max_cases: 50}\n");
 
 // issue 16, items 7 and 5: a job that prints without end (`yes` for its

@@ -209,6 +209,12 @@ check "an unknown scheduler: exit 2 at load, with its place" eval 'rc_is 2 && ha
 file_site_yaml='systems:\n  - name: s\n    hostnames: [".*"]\n    partitions:\n      - {name: p, scheduler: local, launcher: nosuch, environs: [e]}\nenvironments:\n  - {name: e}\n'
 FILES=(file_site_yaml file_t_yaml); hb run -C site.yaml -c t.yaml --prefix out
 check "an unknown launcher: exit 2 at load" eval 'rc_is 2'
+for sched in slurm sge kubernetes; do
+  file_site_yaml='systems:\n  - name: s\n    hostnames: [".*"]\n    partitions:\n      - {name: p, scheduler: '$sched', launcher: local, environs: [e],\n         sched_options: {lost_after: [1], memory_limit: [1]}}\nenvironments:\n  - {name: e}\n'
+  FILES=(file_site_yaml file_t_yaml); hb list -C site.yaml -c t.yaml
+  check "$sched sched_options of the wrong type: exit 2 at load, with the value's place" \
+    eval 'rc_is 2 && has "$ERR" "site.yaml:6:" && has "$ERR" "sched_options"'
+done
 file_site_yaml=$SITE'general:\n  - module_mappings: ["a: "]\n'
 FILES=(file_site_yaml file_t_yaml); hb run -C site.yaml -c t.yaml --prefix out
 check "bad module_mappings: exit 2 at load" eval 'rc_is 2'
