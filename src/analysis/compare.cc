@@ -1,6 +1,7 @@
 #include "analysis/compare.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -151,6 +152,20 @@ Result<RunComparison> Compare(const PerfTable& t, const Selection& base, const S
                      ? nan
                      : (r.target_value - r.base_value) / std::fabs(r.base_value) * 100;
     r.lower_is_better = LowerIsBetter(t.series[s].var, t.series[s].unit, o);
+    auto pct_of_base = [&](double v) {
+      return std::isnan(v) || std::isnan(r.base_value) || r.base_value == 0 ? nan : v / std::fabs(r.base_value) * 100;
+    };
+    if (!r.base.empty() && !r.target.empty()) r.shift = HodgesLehmann(r.target, r.base, 0.95);
+    r.shift_pct = pct_of_base(r.shift.shift);
+    r.ci_low_pct = pct_of_base(r.shift.low);
+    r.ci_high_pct = pct_of_base(r.shift.high);
+    auto cv_pct = [&](const std::vector<double>& v) {
+      if (v.size() < 2) return nan;
+      Summary sum = Summarize(v);
+      return sum.mean == 0 ? nan : sum.cv * 100;
+    };
+    r.cv_base_pct = cv_pct(r.base);
+    r.cv_target_pct = cv_pct(r.target);
     if (r.base.empty()) {
       r.verdict = "new";
     } else if (r.target.empty()) {
@@ -162,17 +177,59 @@ Result<RunComparison> Compare(const PerfTable& t, const Selection& base, const S
       r.test = MannWhitneyU(r.target, r.base);
       r.significant = r.test->p < o.alpha && r.target_value != r.base_value;
       bool up = r.target_value > r.base_value;
-      r.verdict = !r.significant ? "same" : (up != r.lower_is_better ? "better" : "worse");
+      r.verdict = !r.significant ? "not significant" : (up != r.lower_is_better ? "better" : "worse");
     }
     c.rows.push_back(std::move(r));
   }
+  // Sample sizes with which the test can never reach alpha, and those
+  // left untested by --min-samples.
+  std::set<std::pair<size_t, size_t>> hopeless;
+  std::map<std::pair<size_t, size_t>, int> untested;
+  for (const auto& r : c.rows) {
+    if (r.test && MannWhitneyMinP(r.base.size(), r.target.size()) >= o.alpha)
+      hopeless.insert({r.base.size(), r.target.size()});
+    if (r.verdict == "untested") ++untested[{r.base.size(), r.target.size()}];
+  }
+  for (const auto& [sizes, n] : untested) {
+    double min_p = MannWhitneyMinP(sizes.first, sizes.second);
+    char p[32];
+    std::snprintf(p, sizeof p, "%.3g", min_p);
+    c.warnings.push_back(std::to_string(n) + (n == 1 ? " series was" : " series were") + " not tested: " +
+                         std::to_string(sizes.first) + " base and " + std::to_string(sizes.second) +
+                         " target values, fewer than --min-samples " + std::to_string(o.min_samples) +
+                         (min_p >= o.alpha ? std::string("; with so few values the smallest possible p is ") + p +
+                                                 ", so select more runs rather than lower --min-samples"
+                                           : std::string("; lower --min-samples or select more runs")));
+  }
+  for (const auto& [nb, nt] : hopeless) {
+    char p[32];
+    std::snprintf(p, sizeof p, "%.3g", MannWhitneyMinP(nb, nt));
+    c.warnings.push_back("with " + std::to_string(nb) + " base and " + std::to_string(nt) +
+                         " target values the smallest possible p is " + p + ", so no change can be significant at " +
+                         "alpha " + FormatNumber(o.alpha) + ": select more runs (e.g. last:5 against runs:6-10) or "
+                         "raise --alpha");
+  }
   return c;
+}
+
+bool IsRegression(const CompareRow& r, double pct) {
+  if (r.verdict != "worse") return false;
+  double reach = r.lower_is_better ? r.ci_high_pct : -r.ci_low_pct;  // the worse end of the interval
+  if (std::isnan(reach)) return std::fabs(r.diff_pct) > pct;
+  return reach >= pct;
 }
 
 std::vector<const CompareRow*> Regressions(const RunComparison& c, double pct) {
   std::vector<const CompareRow*> out;
   for (const auto& r : c.rows)
-    if (r.verdict == "worse" && std::fabs(r.diff_pct) > pct) out.push_back(&r);
+    if (IsRegression(r, pct)) out.push_back(&r);
+  return out;
+}
+
+std::vector<const CompareRow*> WorseBelowThreshold(const RunComparison& c, double pct) {
+  std::vector<const CompareRow*> out;
+  for (const auto& r : c.rows)
+    if (r.verdict == "worse" && !IsRegression(r, pct)) out.push_back(&r);
   return out;
 }
 

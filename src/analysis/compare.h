@@ -15,7 +15,8 @@
 // Each side is reduced to one number by the aggregate (median by default)
 // and the difference is (target - base) / |base| in percent. With at least
 // `min_samples` values on each side a two-sided Mann-Whitney U test says
-// whether the difference is significant (p < alpha). Whether higher or
+// whether the difference is significant (p < alpha), and the
+// Hodges-Lehmann shift gives the change with a 95 % confidence interval. Whether higher or
 // lower is better follows the unit: a unit of time (s, sec, ms, us, ns,
 // min, h, ...) is lower-is-better, anything else (GB/s, samples/s, FLOP/s,
 // ...) higher-is-better, unless a --lower-is-better or --higher-is-better
@@ -61,13 +62,26 @@ struct CompareRow {
   bool lower_is_better = false;
   std::optional<TestResult> test;  // when both sides have min_samples values
   bool significant = false;
-  // better / worse (significant), same (tested, not significant),
-  // untested (too few values), new (no base), gone (no target)
+  // The Hodges-Lehmann shift of target against base with its 95 %
+  // distribution-free interval (stats.h), and both in percent of
+  // |base_value|; NaN when a side is empty or the interval needs more
+  // values.
+  ShiftEstimate shift;
+  double shift_pct = 0, ci_low_pct = 0, ci_high_pct = 0;
+  // Coefficient of variation of each side, in percent (std / |mean|);
+  // NaN for fewer than 2 values.
+  double cv_base_pct = 0, cv_target_pct = 0;
+  // better / worse (significant), not significant (tested), untested (too
+  // few values), new (no base), gone (no target)
   std::string verdict;
 };
 
 struct RunComparison {
   std::vector<CompareRow> rows;  // in the table's series order
+  // One line for each pair of sample sizes (base, target) among the tested
+  // rows with which no p can be below alpha: "with 5 and 1 values a side
+  // the smallest possible p is 0.333, so --alpha 0.05 can never ...".
+  std::vector<std::string> warnings;
 };
 
 // The indices into table.points that the selection picks.
@@ -76,7 +90,17 @@ std::vector<size_t> SelectPoints(const PerfTable& table, const Selection& sel);
 Result<RunComparison> Compare(const PerfTable& table, const Selection& base, const Selection& target,
                            const CompareOptions& opts);
 
-// Rows whose target is significantly worse by more than pct percent.
+// The gate of --fail-on-regression PCT: the rows whose target is
+// significantly worse (p < alpha) and whose 95 % interval of the change
+// reaches a slowdown of PCT percent (ci_high_pct >= PCT for a
+// lower-is-better variable, ci_low_pct <= -PCT otherwise): "worse, and a
+// slowdown of PCT or more is among the changes the data allow". When the
+// interval needs more values than there are, the observed difference
+// must exceed PCT. bench/power.sh compare measures how often this catches
+// a true slowdown, and how often it fires on no change (docs/results.md).
+bool IsRegression(const CompareRow& r, double pct);
 std::vector<const CompareRow*> Regressions(const RunComparison& c, double pct);
+// Rows that are worse, but that IsRegression does not count (for a note).
+std::vector<const CompareRow*> WorseBelowThreshold(const RunComparison& c, double pct);
 
 }  // namespace hb

@@ -87,9 +87,24 @@ TEST(Compare, SignificantSlowdownOfAThroughputIsARegression) {
   const CompareRow& s = c->rows[1];
   EXPECT_TRUE(s.lower_is_better);  // unit s
   EXPECT_EQ(s.verdict, "worse");   // 10 s -> 11 s
+  // The change with its interval: the median of the 100 differences
+  // target - base is -10 GB/s, -9.95 % of the base median 100.5.
+  EXPECT_DOUBLE_EQ(b.shift.shift, -10);
+  EXPECT_NEAR(b.shift_pct, -10 / 100.5 * 100, 1e-9);
+  EXPECT_LT(b.ci_low_pct, b.shift_pct);
+  EXPECT_GT(b.ci_high_pct, b.shift_pct);
+  EXPECT_GE(b.ci_low_pct, -11 / 100.5 * 100);  // within the extreme differences
+  EXPECT_LE(b.ci_high_pct, -9 / 100.5 * 100);
+  EXPECT_NEAR(b.cv_base_pct, 0.4358, 1e-3);  // std sqrt(1.725 / 9) = 0.4378 of mean 100.45
   EXPECT_EQ(Regressions(*c, 5).size(), 2u);
-  EXPECT_EQ(Regressions(*c, 9.96).size(), 1u);  // bw -9.95%, time +9.975%
+  // The gate counts a threshold the interval reaches, not one beyond it.
+  EXPECT_TRUE(IsRegression(b, -b.ci_low_pct - 0.01));
+  EXPECT_FALSE(IsRegression(b, -b.ci_low_pct + 0.01));
+  EXPECT_TRUE(IsRegression(s, s.ci_high_pct - 0.01));
+  EXPECT_FALSE(IsRegression(s, s.ci_high_pct + 0.01));
   EXPECT_EQ(Regressions(*c, 20).size(), 0u);
+  EXPECT_EQ(WorseBelowThreshold(*c, 20).size(), 2u);
+  EXPECT_TRUE(c->warnings.empty());
   // A pattern turns the direction around: a bigger `bw` is worse now.
   o.lower_is_better = {"^bw$"};
   c = Compare(t, Sel("runs:11-20"), Sel("last:10"), o);
@@ -108,9 +123,23 @@ TEST(Compare, FewSamplesAreNotTestedAndNoiseIsSame) {
   EXPECT_EQ(c->rows[0].verdict, "untested");
   EXPECT_FALSE(c->rows[0].test.has_value());
   EXPECT_TRUE(Regressions(*c, 0).empty());
+  // 3 and 3 values: the smallest possible p is 2 / C(6, 3) = 0.1.
+  ASSERT_EQ(c->warnings.size(), 1u);
+  EXPECT_EQ(c->warnings[0], "2 series were not tested: 3 base and 3 target values, fewer than --min-samples 5; "
+                            "with so few values the smallest possible p is 0.1, so select more runs rather than "
+                            "lower --min-samples");
+  CompareOptions three;
+  three.min_samples = 3;
+  c = Compare(t, Sel("s0,s1,s2"), Sel("s9,s10,s11"), three);
+  ASSERT_EQ(c->warnings.size(), 1u);
+  EXPECT_NE(c->warnings[0].find("with 3 base and 3 target values the smallest possible p is 0.1, so no change can "
+                                "be significant at alpha 0.05"),
+            std::string::npos)
+      << c->warnings[0];
   c = Compare(t, Sel("runs:7-12"), Sel("last:6"), {});
-  EXPECT_EQ(c->rows[0].verdict, "same");
-  EXPECT_EQ(c->rows[1].verdict, "same");  // identical values
+  EXPECT_EQ(c->rows[0].verdict, "not significant");
+  EXPECT_EQ(c->rows[1].verdict, "not significant");  // identical values
+  EXPECT_TRUE(c->warnings.empty());
   EXPECT_DOUBLE_EQ(c->rows[1].diff_pct, 0);
 }
 

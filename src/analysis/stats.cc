@@ -130,6 +130,28 @@ double StudentTTwoSidedP(double t, double df) {
   return RegularizedIncompleteBeta(df / 2, 0.5, df / (df + t * t));
 }
 
+namespace {
+
+// The null distribution of Mann-Whitney's U for samples of n1 and n2
+// values without ties: element u counts the arrangements with U = u.
+// g(i, m, u) = g(i-1, m, u-m) + g(i, m-1, u), i values of the first sample
+// and m of the second.
+std::vector<double> UNullCounts(size_t n1, size_t n2) {
+  const int max_u = static_cast<int>(n1 * n2);
+  std::vector<std::vector<std::vector<double>>> g(
+      n1 + 1, std::vector<std::vector<double>>(n2 + 1, std::vector<double>(max_u + 1, 0)));
+  for (size_t m = 0; m <= n2; ++m) g[0][m][0] = 1;
+  for (size_t i = 1; i <= n1; ++i) {
+    g[i][0][0] = 1;
+    for (size_t m = 1; m <= n2; ++m)
+      for (int v = 0; v <= max_u; ++v)
+        g[i][m][v] = (v >= static_cast<int>(m) ? g[i - 1][m][v - m] : 0) + g[i][m - 1][v];
+  }
+  return g[n1][n2];
+}
+
+}  // namespace
+
 TestResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>& b) {
   const size_t n1 = a.size(), n2 = b.size(), n = n1 + n2;
   // Ranks of the pooled sample, ties given their average rank.
@@ -157,19 +179,8 @@ TestResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>&
   r.statistic = u1;
   double u = std::max(u1, n1 * n2 - u1);
   if (!ties && n1 <= 8 && n2 <= 8) {
-    // g[i][m][u]: arrangements of i values of the first sample and m of the
-    // second with U = u; g(i, m, u) = g(i-1, m, u-m) + g(i, m-1, u).
     const int max_u = static_cast<int>(n1 * n2);
-    std::vector<std::vector<std::vector<double>>> g(
-        n1 + 1, std::vector<std::vector<double>>(n2 + 1, std::vector<double>(max_u + 1, 0)));
-    for (size_t m = 0; m <= n2; ++m) g[0][m][0] = 1;
-    for (size_t i = 1; i <= n1; ++i) {
-      g[i][0][0] = 1;
-      for (size_t m = 1; m <= n2; ++m)
-        for (int v = 0; v <= max_u; ++v)
-          g[i][m][v] = (v >= static_cast<int>(m) ? g[i - 1][m][v - m] : 0) + g[i][m - 1][v];
-    }
-    const auto& dist = g[n1][n2];
+    const std::vector<double> dist = UNullCounts(n1, n2);
     double total = std::accumulate(dist.begin(), dist.end(), 0.0), upper = 0;
     for (int v = static_cast<int>(std::lround(u)); v <= max_u; ++v) upper += dist[v];
     r.p = std::min(1.0, 2 * upper / total);
@@ -203,6 +214,60 @@ TestResult WelchTTest(const std::vector<double>& a, const std::vector<double>& b
   double df = se2 * se2 / ((a.size() > 1 ? va * va / (a.size() - 1) : 0) + (b.size() > 1 ? vb * vb / (b.size() - 1) : 0));
   r.p = StudentTTwoSidedP(r.statistic, df);
   return r;
+}
+
+double MannWhitneyMinP(size_t n1, size_t n2) {
+  if (n1 == 0 || n2 == 0) return 1;
+  std::vector<double> a(n1), b(n2);
+  for (size_t i = 0; i < n2; ++i) b[i] = static_cast<double>(i);
+  for (size_t i = 0; i < n1; ++i) a[i] = static_cast<double>(n2 + i);
+  return MannWhitneyU(a, b).p;
+}
+
+ShiftEstimate HodgesLehmann(const std::vector<double>& a, const std::vector<double>& b, double confidence) {
+  ShiftEstimate e;
+  const size_t n1 = a.size(), n2 = b.size();
+  if (n1 == 0 || n2 == 0) return e;
+  std::vector<double> d;
+  d.reserve(n1 * n2);
+  for (double x : a)
+    for (double y : b) d.push_back(x - y);
+  std::sort(d.begin(), d.end());
+  e.shift = QuantileSorted(d, 0.5);
+  // The interval [d(k), d(N-k+1)] (1-based, N = n1 n2) covers the shift
+  // with probability 1 - 2 P(U <= k-1) under the null distribution of U:
+  // the largest k whose tail P(U <= k-1) is at most (1 - confidence) / 2.
+  const double tail = (1 - confidence) / 2;
+  const double N = static_cast<double>(n1 * n2);
+  long k = 0;
+  if (n1 <= 20 && n2 <= 20) {
+    e.method = "exact";
+    std::vector<double> dist = UNullCounts(n1, n2);
+    double total = std::accumulate(dist.begin(), dist.end(), 0.0), cum = 0;
+    for (size_t u = 0; u < dist.size(); ++u) {
+      if ((cum + dist[u]) / total > tail + 1e-12) break;  // 1e-12: (1 - 0.9) / 2 is not 0.05 in binary
+      cum += dist[u];
+      k = static_cast<long>(u) + 1;
+    }
+    e.confidence = 1 - 2 * cum / total;
+  } else {
+    e.method = "asymptotic";
+    // z of the two-sided interval, by bisection on NormalSf.
+    double lo = 0, hi = 10;
+    for (int i = 0; i < 100; ++i) {
+      double mid = (lo + hi) / 2;
+      (NormalSf(mid) > tail ? lo : hi) = mid;
+    }
+    k = static_cast<long>(std::floor(N / 2 - lo * std::sqrt(N * (n1 + n2 + 1) / 12.0)));
+    e.confidence = confidence;
+  }
+  if (k < 1) {  // too few values for an interval at this confidence
+    e.confidence = std::numeric_limits<double>::quiet_NaN();
+    return e;
+  }
+  e.low = d[static_cast<size_t>(k - 1)];
+  e.high = d[d.size() - static_cast<size_t>(k)];
+  return e;
 }
 
 }  // namespace hb

@@ -16,11 +16,20 @@
 //                 values and there are no ties, else the normal
 //                 approximation with tie correction and continuity
 //                 correction (scipy.stats.mannwhitneyu, method "auto")
+//   Hodges-      the shift of a against b: the median of the n_a n_b
+//   Lehmann      differences a_i - b_j; its distribution-free interval at
+//                confidence c is [d(k), d(N-k+1)] of the sorted
+//                differences, k the largest with P(U <= k-1) <= (1-c)/2
+//                under U's null distribution (exact up to 20 values a
+//                side, else the normal approximation); no interval when
+//                k < 1 (too few values)
 //   Welch t       two-sided p of t = (mean_a - mean_b) /
 //                 sqrt(var_a/n_a + var_b/n_b) with Welch-Satterthwaite
 //                 degrees of freedom
 #pragma once
 
+#include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -60,6 +69,24 @@ TestResult MannWhitneyU(const std::vector<double>& a, const std::vector<double>&
 // Both samples with at least 2 values; p = 1 when both have no variance and
 // equal means, 0 when neither varies but the means differ.
 TestResult WelchTTest(const std::vector<double>& a, const std::vector<double>& b);
+
+// The smallest two-sided p MannWhitneyU gives for samples of these sizes
+// (every value of one above every value of the other): when it is not
+// below alpha, no difference can be significant.
+double MannWhitneyMinP(size_t n1, size_t n2);
+
+// The Hodges-Lehmann estimate of the shift of `a` against `b`, with its
+// distribution-free confidence interval (the definition above). low and
+// high are NaN when the samples are too small for the interval, and
+// `confidence` is the interval's exact coverage (>= the one asked for,
+// exact method) or the one asked for (asymptotic).
+struct ShiftEstimate {
+  double shift = std::numeric_limits<double>::quiet_NaN();
+  double low = std::numeric_limits<double>::quiet_NaN(), high = std::numeric_limits<double>::quiet_NaN();
+  double confidence = std::numeric_limits<double>::quiet_NaN();
+  std::string method;  // "exact" or "asymptotic"
+};
+ShiftEstimate HodgesLehmann(const std::vector<double>& a, const std::vector<double>& b, double confidence = 0.95);
 
 // Distribution functions used above, exposed for their tests.
 double NormalSf(double z);                        // P(Z > z)

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
 namespace hb {
 namespace {
 
@@ -93,6 +98,70 @@ TEST(Welch, MatchesHandComputation) {
   EXPECT_LT(r.p, 0.11);
   EXPECT_DOUBLE_EQ(WelchTTest({1, 1}, {1, 1}).p, 1);
   EXPECT_DOUBLE_EQ(WelchTTest({1, 1}, {2, 2}).p, 0);
+}
+
+}  // namespace
+}  // namespace hb
+
+namespace hb {
+namespace {
+
+// Worked by hand: the nine differences of {5, 6, 7} - {1, 2, 3} are
+// 2 3 3 4 4 4 5 5 6. U's null distribution for 3 and 3 values is
+// 1 1 2 3 3 3 3 2 1 1 (of 20), so P(U <= 0) = 0.05: a 90 % interval is
+// [d(1), d(9)] and a 95 % one does not exist.
+TEST(HodgesLehmann, SmallSamplesByHand) {
+  ShiftEstimate e = HodgesLehmann({5, 6, 7}, {1, 2, 3}, 0.90);
+  EXPECT_DOUBLE_EQ(e.shift, 4);
+  EXPECT_DOUBLE_EQ(e.low, 2);
+  EXPECT_DOUBLE_EQ(e.high, 6);
+  EXPECT_NEAR(e.confidence, 0.90, 1e-12);
+  EXPECT_EQ(e.method, "exact");
+  ShiftEstimate none = HodgesLehmann({5, 6, 7}, {1, 2, 3}, 0.95);
+  EXPECT_DOUBLE_EQ(none.shift, 4);
+  EXPECT_TRUE(std::isnan(none.low) && std::isnan(none.high));
+}
+
+// 5 and 5 values: P(U <= 2) = 4/252, P(U <= 3) = 7/252 > 0.025, so the
+// 95 % interval is [d(3), d(23)] with coverage 1 - 8/252 = 96.83 % (the
+// "achieved confidence" R's wilcox.test reports for these sizes).
+TEST(HodgesLehmann, FiveAndFiveUseTheThirdDifferenceFromEachEnd) {
+  std::vector<double> a = {10, 11, 12, 13, 14}, b = {0, 1, 2, 3, 4};
+  ShiftEstimate e = HodgesLehmann(a, b);
+  std::vector<double> d;
+  for (double x : a)
+    for (double y : b) d.push_back(x - y);
+  std::sort(d.begin(), d.end());
+  EXPECT_DOUBLE_EQ(e.low, d[2]);
+  EXPECT_DOUBLE_EQ(e.high, d[22]);
+  EXPECT_DOUBLE_EQ(e.shift, 10);
+  EXPECT_NEAR(e.confidence, 1 - 8.0 / 252, 1e-12);
+}
+
+// The interval's coverage, measured: normal samples with a known shift.
+TEST(HodgesLehmann, CoversTheTrueShiftAsOftenAsItSays) {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> noise(100, 2);
+  for (size_t n : {5u, 8u, 25u}) {
+    int covered = 0, trials = 2000;
+    for (int t = 0; t < trials; ++t) {
+      std::vector<double> a(n), b(n);
+      for (auto& x : a) x = noise(rng) + 5;
+      for (auto& x : b) x = noise(rng);
+      ShiftEstimate e = HodgesLehmann(a, b);
+      covered += e.low <= 5 && 5 <= e.high;
+    }
+    double rate = static_cast<double>(covered) / trials;
+    EXPECT_GT(rate, 0.935) << n << " values a side";
+    EXPECT_LT(rate, 0.985) << n << " values a side";
+  }
+}
+
+TEST(MannWhitney, SmallestPossiblePIsTwoOverTheArrangements) {
+  EXPECT_NEAR(MannWhitneyMinP(5, 5), 2.0 / 252, 1e-12);  // C(10, 5) = 252
+  EXPECT_NEAR(MannWhitneyMinP(3, 3), 2.0 / 20, 1e-12);
+  EXPECT_NEAR(MannWhitneyMinP(4, 1), 2.0 / 5, 1e-12);
+  EXPECT_LT(MannWhitneyMinP(30, 30), 1e-6);
 }
 
 }  // namespace

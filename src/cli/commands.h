@@ -28,6 +28,7 @@ struct RunCommandOptions {
   bool keep_failed_jobs = false;  // --keep-failed-jobs (Kubernetes partitions)
   std::string store;              // --store ("" = HETBENCH_STORE, configuration, default)
   bool no_store = false;          // --no-store
+  std::string color = "auto";     // --color: auto | always | never (and NO_COLOR)
   bool performance_report = false;  // --performance-report: previous stored values in the table
   std::string ci_generate;        // --ci-generate FILE: write a GitLab child pipeline, run nothing
   std::string mode;               // --mode (carried into --ci-generate jobs)
@@ -46,6 +47,8 @@ struct ResultsCommandOptions {
   std::string format;                     // export: csv | json
   std::string output;                     // export: -o FILE ("" = stdout)
   std::vector<std::string> args;          // show/delete: sessions; import: paths
+  double fail_on_regression = -1;         // changes: percent; < 0 = off
+  int recent = 5;                         // changes: the recent-shift window
 };
 
 // `hetbench compare BASE TARGET`: the stored values of two selections.
@@ -56,6 +59,8 @@ struct CompareCommandOptions {
   double alpha = 0.05;
   int min_samples = 5;
   double fail_on_regression = -1;  // percent; < 0 = off
+  bool fail_on_untested = false;   // exit 1 when a series could not be tested
+  bool changes_only = false;       // list only better and worse rows
   std::vector<std::string> lower_is_better, higher_is_better;
   std::string format = "text";  // text | csv | json
 };
@@ -87,6 +92,9 @@ int RunCommand(RunCommandOptions opts);
 int ShowConfigCommand(const SessionOptions& opts, const std::string& path);
 int DetectCommand(const DetectCommandOptions& opts);
 int ResultsCommand(const ResultsCommandOptions& opts);
+// `hetbench results changes`: the change points and recent shifts of the
+// selected series (analysis/changes.h), as a table or --json.
+int ResultsChanges(Store& store, const StoreQuery& q, const ResultsCommandOptions& o);
 int CompareCommand(const CompareCommandOptions& opts);
 int ReportCommand(const ReportCommandOptions& opts);
 

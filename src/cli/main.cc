@@ -156,6 +156,7 @@ const char* kResultsFooter =
     "  hetbench results export --csv -t nightly -o perf.csv\n"
     "  hetbench results import ~/.reframe/reports/results.db perflogs/\n"
     "  hetbench results delete 20240501T120000-4242\n"
+    "  hetbench results changes -t nightly --fail-on-regression 5   what moved, and since when\n"
     "Every `hetbench run` adds its session to the store unless given --no-store.";
 
 CLI::App* AddResults(CLI::App& app, hb::ResultsCommandOptions* o) {
@@ -183,6 +184,18 @@ CLI::App* AddResults(CLI::App& app, hb::ResultsCommandOptions* o) {
                                       "\"sessions\": [{\"session\", \"cases\"}]} as in the run report");
   csv->excludes(json);
   exp->add_option("-o,--output", o->output, "Write to FILE instead of standard output")->type_name("FILE");
+  CLI::App* changes = results->add_subcommand(
+      "changes", "Where each value series moved to a new level: change points of its history and a shift of its "
+                 "last sessions, each a regression or an improvement");
+  AddResultFilters(changes, o);
+  changes->add_flag_callback("--json", [o] { o->format = "json"; },
+                             "JSON: {\"schema\": \"hetbench-changes\", \"changes\": [...]}");
+  changes->add_option("--fail-on-regression", o->fail_on_regression,
+                      "Exit 1 when a regression of at least PCT percent is found")
+      ->type_name("PCT");
+  changes->add_option("--recent", o->recent,
+                      "Sessions at the end tested against the ones before (default 5; docs/results.md)")
+      ->type_name("K");
   results->add_subcommand("import", "Import ReFrame perflogs (files or folders), a ReFrame results.db, or "
                                     "ReFrame or hetbench run reports (JSON)")
       ->add_option("paths", o->args, "Files or folders")->required()->type_name("PATH...");
@@ -200,13 +213,17 @@ const char* kCompareFooter =
     "Examples:\n"
     "  hetbench compare 20261101T020000-4242 20261130T020000-5151\n"
     "  hetbench compare 14d..7d 7d..now -n resnet50 --system hpc:gpu\n"
-    "  hetbench compare runs:6-10 last:5 --fail-on-regression 5     exit 1 on a significant slowdown > 5%\n"
+    "  hetbench compare runs:6-10 last:5 --fail-on-regression 5     exit 1 on a significant slowdown of 5%\n"
+    "  hetbench compare runs:6-10 last:5 --changes-only             only what got better or worse\n"
     "\n"
     "Each value series (test case, variable, system:partition, environment) is aggregated on both sides\n"
     "(median by default); with at least --min-samples values a side a two-sided Mann-Whitney U test\n"
-    "decides whether the difference is significant. Units of time are lower-is-better, others\n"
-    "higher-is-better (--lower-is-better / --higher-is-better override). Exit status: 0, or 1 when\n"
-    "--fail-on-regression finds a significant slowdown beyond PCT, 2 on bad usage.";
+    "decides whether the difference is significant, and CHANGE gives the Hodges-Lehmann shift with\n"
+    "its 95% confidence interval. Units of time are lower-is-better, others higher-is-better\n"
+    "(--lower-is-better / --higher-is-better override). Exit status: 0; 1 when --fail-on-regression\n"
+    "finds a series significantly worse whose interval reaches a slowdown of PCT (or, with\n"
+    "--fail-on-untested, when a series could not be tested); 2 on bad usage. docs/results.md says\n"
+    "which settings catch a 5% slowdown (bench/power.sh compare measures it).";
 
 // Filters shared by compare and report: where the store is and which cases.
 void AddStoreFilters(CLI::App* app, hb::ResultsCommandOptions* o) {
@@ -229,8 +246,12 @@ CLI::App* AddCompare(CLI::App& app, hb::CompareCommandOptions* o) {
   c->add_option("--alpha", o->alpha, "Significance level of the test (default 0.05)")->type_name("P");
   c->add_option("--min-samples", o->min_samples, "Values a side needed to test (default 5)")->type_name("N");
   c->add_option("--fail-on-regression", o->fail_on_regression,
-                "Exit 1 when a significant slowdown exceeds PCT percent")
+                "Exit 1 when a series is significantly worse and the 95% interval of its change reaches a "
+                "slowdown of PCT percent")
       ->type_name("PCT");
+  c->add_flag("--fail-on-untested", o->fail_on_untested,
+              "Exit 1 also when a series has too few values to be tested");
+  c->add_flag("--changes-only", o->changes_only, "List only the series that got significantly better or worse");
   c->add_option("--lower-is-better", o->lower_is_better, "Variables matching REGEX are better when smaller")
       ->type_name("REGEX");
   c->add_option("--higher-is-better", o->higher_is_better, "Variables matching REGEX are better when larger")
@@ -396,6 +417,9 @@ int Main(int argc, char** argv) {
                 "Kubernetes partitions: keep the Jobs of failed cases for inspection instead of deleting them");
   run->add_option("--store", run_opts.store, kStoreHelp)->type_name("PATH");
   run->add_flag("--no-store", run_opts.no_store, "Do not add this run to the results store");
+  run->add_option("--color", run_opts.color,
+                  "Colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
+      ->type_name("WHEN");
   run->add_flag("--performance-report", run_opts.performance_report,
                 "Show each value in the performance table beside its value in the latest earlier session of "
                 "the results store, and the change in percent");
@@ -421,8 +445,11 @@ int Main(int argc, char** argv) {
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    // --help and --version print as CLI11 does; errors get hetbench's
+    // prefix, like every other error.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "hetbench: error: %s\nRun with --help for more information.\n", e.what());
+    return 2;
   }
   if (*list) return hb::ListCommand(list_opts, describe ? hb::ListFormat::kDescribe
                                                         : details ? hb::ListFormat::kDetails

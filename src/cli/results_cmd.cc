@@ -330,6 +330,7 @@ int ResultsCommand(const ResultsCommandOptions& o) {
   if (o.action == "delete") return Delete(s, o.args);
   if (o.action == "export") return Export(s, *query, o);
   if (o.action == "import") return Import(s, o.args);
+  if (o.action == "changes") return ResultsChanges(s, *query, o);
   return Fail(Status::Error("results: unknown subcommand '" + o.action + "'"));
 }
 

@@ -212,7 +212,10 @@ int RunCommand(RunCommandOptions o) {
   auto handlers =
       PerflogHandlers::Create(session.config.SectionFor("logging", session.system_name), PerflogOptions(o, session));
   if (!handlers.ok()) return Fail(handlers.status());
-  Console console(stdout, UseTerminal());
+  const bool tty = UseTerminal();
+  auto color = ColorChoice(o.color, tty, std::getenv("NO_COLOR"));
+  if (!color.ok()) return Fail(color.status());
+  Console console(stdout, tty, *color);
   auto note_handler_warnings = [&] {
     for (const auto& w : (*handlers)->TakeWarnings()) console.Note("hetbench: warning: " + w);
   };

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "analysis/analyses.h"
-#include "analysis/changepoint.h"
+#include "analysis/changes.h"
 #include "analysis/compare.h"
 #include "analysis/stats.h"
 #include "util/yaml_util.h"
@@ -134,7 +134,8 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
   // Points of each series, in time order.
   std::vector<std::vector<const PerfPoint*>> by_series(t.series.size());
   for (const auto& p : t.points) by_series[p.series].push_back(&p);
-  ChangePointOptions cpo;
+  ChangeOptions cho;
+  const std::vector<SessionSeries> per_session = PerSessionMedians(t);
   std::string series = "[", points, band;
   series.reserve(t.points.size() * 28 + 1024);
   std::map<std::string, std::vector<int>> tests;
@@ -147,31 +148,18 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
     if (pts.empty()) continue;
     json_index[s] = written++;
     bool lower = LowerBetter(k.var, k.unit);
-    // One value per session (the median of its repetitions) for the change points.
-    std::vector<double> per_session;
-    std::vector<int> session_of;
-    std::vector<double> time_of;
-    std::vector<double> vals;
-    for (size_t i = 0; i < pts.size();) {
-      size_t e = i;
-      vals.clear();
-      while (e < pts.size() && pts[e]->session == pts[i]->session) vals.push_back(pts[e++]->value);
-      std::sort(vals.begin(), vals.end());
-      per_session.push_back(QuantileSorted(vals, 0.5));
-      session_of.push_back(pts[i]->session);
-      time_of.push_back(pts[i]->time);
-      i = e;
-    }
+    // Change points and a recent shift over the per-session medians
+    // (analysis/changes.h), as `hetbench results changes` finds them.
     Json changes = Json::array();
-    for (const auto& cp : DetectChangePoints(per_session, cpo)) {
-      bool worse = lower ? cp.mean_after > cp.mean_before : cp.mean_after < cp.mean_before;
-      changes.push_back({{"session", t.sessions[session_of[cp.index]].session_id},
-                         {"time", time_of[cp.index]},
-                         {"mean_before", Num(cp.mean_before)},
-                         {"mean_after", Num(cp.mean_after)},
-                         {"rel_change", Num(cp.rel_change)},
-                         {"p", Num(cp.pvalue)},
-                         {"kind", worse ? "regression" : "improvement"}});
+    for (const auto& c : FindChanges(per_session[s].values, lower, cho)) {
+      changes.push_back({{"session", t.sessions[per_session[s].sessions[c.index]].session_id},
+                         {"time", per_session[s].times[c.index]},
+                         {"mean_before", Num(c.before)},
+                         {"mean_after", Num(c.after)},
+                         {"rel_change", Num(c.change_pct / 100)},
+                         {"p", Num(c.p)},
+                         {"method", c.method},
+                         {"kind", c.regression ? "regression" : "improvement"}});
     }
     size_t first = pts.size() > static_cast<size_t>(std::max(1, in.max_points)) ? pts.size() - in.max_points : 0;
     // An unbounded side of the band ends a little beyond the values drawn.
@@ -223,7 +211,8 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
   j["changepoint_method"] =
       "Change points: split/merge of the per-session medians (E-divisive candidates; Welch's t-test, "
       "Bonferroni-corrected for the places a candidate was chosen from, p < 0.001; at least 3 sessions on each "
-      "side), as Apache Otava does. A regression is a move in the worse direction (units of time: up; others: "
+      "side), as Apache Otava does; and a recent shift: the last 5 sessions against at least 10 before them, "
+      "Mann-Whitney U, p < 0.001. A regression is a move in the worse direction (units of time: up; others: "
       "down).";
 
   Json parts = Json::array();

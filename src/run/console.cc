@@ -1,8 +1,11 @@
 #include "run/console.h"
 
-#include <cmath>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 
 #include "util/strings.h"
 
@@ -15,10 +18,28 @@ const char* kYellow = "\033[33m";
 const char* kBold = "\033[1m";
 }  // namespace
 
-Console::Console(FILE* out, bool tty) : out_(out), tty_(tty) {}
+Console::Console(FILE* out, bool tty) : Console(out, tty, tty) {}
+Console::Console(FILE* out, bool tty, bool color) : out_(out), tty_(tty), color_(color) {}
+
+Result<bool> ColorChoice(const std::string& flag, bool tty, const char* no_color_env) {
+  if (flag == "always") return true;
+  if (flag == "never") return false;
+  if (flag == "auto" || flag.empty()) return tty && !(no_color_env && *no_color_env);
+  return Status::Error("--color: expected auto, always or never, got '" + flag + "'");
+}
+
+int TerminalColumns(FILE* out) {
+  struct winsize ws {};
+  if (out && ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  if (const char* cols = std::getenv("COLUMNS")) {
+    int n = std::atoi(cols);
+    if (n > 0) return n;
+  }
+  return 80;
+}
 
 std::string Console::Paint(const std::string& text, const char* colour) const {
-  if (!tty_) return text;
+  if (!color_) return text;
   return std::string(colour) + text + "\033[0m";
 }
 
@@ -38,7 +59,15 @@ void Console::DrawStatus() {
   std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " +
                      std::to_string(running_.size()) + " running";
   if (!running_.empty()) line += ": " + running_.front();
-  if (line.size() > 100) line = line.substr(0, 97) + "...";
+  // One line of the terminal, whatever its width (a wrapped status line
+  // cannot be redrawn).
+  size_t width = static_cast<size_t>(std::max(20, TerminalColumns(out_) - 1));
+  if (line.size() > width) {
+    line = line.substr(0, width - 3);
+    while (!line.empty() && (static_cast<unsigned char>(line.back()) & 0xC0) == 0x80) line.pop_back();  // whole UTF-8
+    if (!line.empty() && static_cast<unsigned char>(line.back()) >= 0xC0) line.pop_back();
+    line += "...";
+  }
   std::fputs(line.c_str(), out_);
   std::fflush(out_);
 }
@@ -101,20 +130,58 @@ void Console::CaseEnd(const CaseResult& r, size_t done, size_t total, bool start
 
 std::string PreviousKey(const std::string& label, const std::string& var) { return label + "\t" + var; }
 
+namespace {
+
+// 4 significant digits, without an exponent from 1e-3 to 1e9: 30625, not
+// 3.062e+04; 0.01234; 1.5e-05.
+std::string Short(double v) {
+  double a = std::fabs(v);
+  if (std::isfinite(v) && a >= 1000 && a < 1e9) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  return FormatNumber(v, 4);
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> ScaledValue(double value, const std::string& unit, double* scale) {
+  double f = 1;
+  std::string u = unit;
+  if (unit == "s" && std::isfinite(value) && value != 0) {
+    double a = std::fabs(value);
+    if (a < 1e-6) f = 1e9, u = "ns";
+    else if (a < 1e-3) f = 1e6, u = "\u00b5s";
+    else if (a < 1) f = 1e3, u = "ms";
+  }
+  if (scale) *scale = f;
+  return {Short(value * f), u};
+}
+
 std::string PerformanceTable(const std::vector<CaseResult>& results, const PreviousValues* previous) {
-  std::vector<std::vector<std::string>> rows = {
-      {"case", "variable", "value", "unit", "reference", "lower", "upper", "verdict"}};
-  if (previous) rows[0].insert(rows[0].end(), {"previous", "change"});
+  bool repeated = false;
+  for (const auto& r : results) repeated |= r.repetition > 0 && !r.perf.empty();
+  std::vector<std::string> header = {"case"};
+  if (repeated) header.push_back("rep");
+  header.insert(header.end(), {"variable", "value", "unit", "reference", "lower", "upper", "verdict"});
+  if (previous) header.insert(header.end(), {"previous", "change"});
+  static const std::vector<std::string> kNumeric = {"rep", "value", "reference", "lower", "upper", "previous", "change"};
+  std::vector<std::vector<std::string>> rows = {header};
   for (const auto& r : results) {
     for (const auto& p : r.perf) {
-      std::vector<std::string> row = {Console::Label(r), p.name, FormatNumber(p.value), p.unit};
+      double scale = 1;
+      auto [value, unit] = ScaledValue(p.value, p.unit, &scale);
+      std::vector<std::string> row = {Console::Label(r)};
+      if (repeated) row.push_back(std::to_string(r.repetition));
+      row.insert(row.end(), {p.name, value, unit});
       if (p.reference) {
         const Reference& ref = *p.reference;
         auto pct = [](const std::optional<double>& t) {
           if (!t) return std::string("-");
-          return (*t >= 0 ? "+" : "") + FormatNumber(*t * 100, 6) + "%";
+          return (*t >= 0 ? "+" : "") + FormatNumber(*t * 100, 4) + "%";
         };
-        row.push_back(FormatNumber(ref.value));
+        row.push_back(Short(ref.value * scale));
         row.push_back(pct(ref.lower));
         row.push_back(pct(ref.upper));
       } else {
@@ -127,7 +194,7 @@ std::string PerformanceTable(const std::vector<CaseResult>& results, const Previ
           row.insert(row.end(), {"-", "-"});
         } else {
           double before = it->second.value;
-          row.push_back(FormatNumber(before));
+          row.push_back(Short(before * scale));
           row.push_back(before == 0 ? "-"
                                     : ((p.value >= before ? "+" : "") +
                                        FormatNumber((p.value - before) / std::abs(before) * 100, 3) + "%"));
@@ -137,16 +204,21 @@ std::string PerformanceTable(const std::vector<CaseResult>& results, const Previ
     }
   }
   if (rows.size() == 1) return "";
-  std::vector<size_t> width(rows[0].size(), 0);
+  std::vector<size_t> width(header.size(), 0);
+  auto display_width = [](const std::string& text) {  // UTF-8: count the first byte of each character
+    size_t n = 0;
+    for (unsigned char c : text) n += (c & 0xC0) != 0x80;
+    return n;
+  };
   for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
   std::string out;
   for (size_t r = 0; r < rows.size(); ++r) {
     std::string line;
     for (size_t i = 0; i < rows[r].size(); ++i) {
-      bool numeric = i == 2 || i == 4 || i == 5 || i == 6 || i == 8 || i == 9;
+      bool numeric = std::find(kNumeric.begin(), kNumeric.end(), header[i]) != kNumeric.end();
       std::string cell = rows[r][i];
-      std::string pad(width[i] - cell.size(), ' ');
+      std::string pad(width[i] - display_width(cell), ' ');
       line += numeric && r > 0 ? pad + cell : cell + pad;
       if (i + 1 < rows[r].size()) line += "  ";
     }

@@ -2,17 +2,20 @@
 // lines (`[ RUN      ]`, `[       OK ]`, `[     FAIL ]`), a ninja-style
 // `[done/total]` status line when stdout is a terminal (plain lines when
 // piped or in CI), and the final table of performance values against their
-// references. Colours only on a terminal. The executor calls it from its
-// single thread; not thread-safe.
+// references. Colours are a separate choice (`--color`, NO_COLOR: see
+// ColorChoice); the status line is cut to the terminal's width. The executor
+// calls it from its single thread; not thread-safe.
 #pragma once
 
 #include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "results/case_result.h"
+#include "util/status.h"
 
 namespace hb {
 
@@ -28,8 +31,10 @@ std::string PreviousKey(const std::string& label, const std::string& var);
 
 class Console {
  public:
-  // `out` is usually stdout; tty decides colours and the status line.
+  // `out` is usually stdout; `tty` decides the status line, `color` the
+  // colour sequences (default: as tty).
   Console(FILE* out, bool tty);
+  Console(FILE* out, bool tty, bool color);
 
   void SessionStart(const std::string& banner, size_t total);
   void CaseStart(const std::string& label);
@@ -51,7 +56,7 @@ class Console {
   std::string Paint(const std::string& text, const char* colour) const;
 
   FILE* out_;
-  bool tty_;
+  bool tty_, color_;
   size_t done_ = 0, total_ = 0;
   std::vector<std::string> running_;  // labels of the cases in flight, oldest first
   std::optional<PreviousValues> previous_;
@@ -61,6 +66,23 @@ class Console {
 // piped). One row per performance value. With `previous`, two more
 // columns: the value of the latest earlier session ("-" when none) and the
 // change from it in percent.
+// Values are written with 4 significant digits; a value in seconds gets the
+// SI prefix that suits it (575 ns, 12.5 ms, not 5.75e-07 s), with its
+// reference and previous value in the same unit. With --repeat, a `rep`
+// column says which repetition a row is from.
 std::string PerformanceTable(const std::vector<CaseResult>& results, const PreviousValues* previous = nullptr);
+
+// A value and its unit as the table shows them: `unit` "s" becomes ns, µs,
+// ms or s by the size of `value` (0 stays "0 s"); other units are left as
+// they are. `scale` gets the factor the value was multiplied by.
+std::pair<std::string, std::string> ScaledValue(double value, const std::string& unit, double* scale = nullptr);
+
+// `--color=auto|always|never` with the NO_COLOR convention (no-color.org):
+// auto is colour on a terminal unless NO_COLOR is set to anything
+// non-empty; always and never are what they say. Nothing else is valid.
+Result<bool> ColorChoice(const std::string& flag, bool tty, const char* no_color_env);
+
+// Columns of the terminal `out` is (TIOCGWINSZ), else $COLUMNS, else 80.
+int TerminalColumns(FILE* out);
 
 }  // namespace hb

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
 
 namespace hb {
 namespace {
@@ -29,10 +32,74 @@ TEST(Console, PerformanceTableAlignsColumns) {
   ref.lower = -0.9;
   std::string t = PerformanceTable({Perf(30624.6, ref, "pass"), Perf(5, std::nullopt, "none")});
   EXPECT_EQ(t,
-            "case                                      variable  value    unit  reference  lower  upper  verdict\n"
-            "stream %threads=2 @generic:local+builtin  triad     30624.6  MB/s       2000   -90%      -  pass\n"
-            "stream %threads=2 @generic:local+builtin  triad           5  MB/s          -      -      -  none\n");
+            "case                                      variable  value  unit  reference  lower  upper  verdict\n"
+            "stream %threads=2 @generic:local+builtin  triad     30625  MB/s       2000   -90%      -  pass\n"
+            "stream %threads=2 @generic:local+builtin  triad         5  MB/s          -      -      -  none\n");
   EXPECT_EQ(PerformanceTable({}), "");
+}
+
+// issue 17, item 7: seconds get the SI prefix that suits them, with the
+// reference in the same unit; 4 significant digits; repetitions a column.
+TEST(Console, PerformanceTableScalesSecondsAndShowsRepetitions) {
+  EXPECT_EQ(ScaledValue(5.75143e-07, "s"), (std::pair<std::string, std::string>{"575.1", "ns"}));
+  EXPECT_EQ(ScaledValue(3.2e-05, "s"), (std::pair<std::string, std::string>{"32", "\u00b5s"}));
+  EXPECT_EQ(ScaledValue(0.0125, "s"), (std::pair<std::string, std::string>{"12.5", "ms"}));
+  EXPECT_EQ(ScaledValue(1.41234, "s"), (std::pair<std::string, std::string>{"1.412", "s"}));
+  EXPECT_EQ(ScaledValue(0, "s"), (std::pair<std::string, std::string>{"0", "s"}));
+  EXPECT_EQ(ScaledValue(5.75143e-07, "GB/s"), (std::pair<std::string, std::string>{"5.751e-07", "GB/s"}));
+  CaseResult a = Perf(0.00125, std::nullopt, "pass"), b = a;
+  a.perf[0].unit = b.perf[0].unit = "s";
+  Reference ref;
+  ref.value = 0.001;
+  ref.upper = 0.5;
+  a.perf[0].reference = ref;
+  b.repetition = 1;
+  b.perf[0].value = 0.00131;
+  std::string t = PerformanceTable({a, b});
+  EXPECT_EQ(t,
+            "case                                      rep  variable  value  unit  reference  lower  upper  verdict\n"
+            "stream %threads=2 @generic:local+builtin    0  triad      1.25  ms            1      -   +50%  pass\n"
+            "stream %threads=2 @generic:local+builtin    1  triad      1.31  ms            -      -      -  pass\n");
+}
+
+// What a console on a terminal without colours shows after a session of
+// `total` cases starts one.
+std::string Shown(size_t total, const std::string& label) {
+  char* buf = nullptr;
+  size_t len = 0;
+  FILE* f = open_memstream(&buf, &len);
+  Console c(f, /*tty=*/true, /*color=*/false);
+  c.SessionStart("banner", total);
+  c.CaseStart(label);
+  std::fclose(f);
+  std::string out(buf, len);
+  free(buf);
+  return out;
+}
+
+TEST(Console, ColorFollowsTheFlagAndNoColor) {
+  EXPECT_TRUE(*ColorChoice("auto", true, nullptr));
+  EXPECT_TRUE(*ColorChoice("auto", true, ""));   // NO_COLOR= (empty) does not count
+  EXPECT_FALSE(*ColorChoice("auto", true, "1"));
+  EXPECT_FALSE(*ColorChoice("auto", false, nullptr));
+  EXPECT_TRUE(*ColorChoice("always", false, "1"));
+  EXPECT_FALSE(*ColorChoice("never", true, nullptr));
+  EXPECT_EQ(ColorChoice("yes", true, nullptr).status().message(),
+            "--color: expected auto, always or never, got 'yes'");
+  // A terminal without colour: the status line redraws, no colour sequence.
+  std::string out = Shown(1, "a @s:p+e");
+  EXPECT_EQ(out.find("\033[1m"), std::string::npos) << out;
+  EXPECT_EQ(out.find("\033[3"), std::string::npos) << out;
+  EXPECT_NE(out.find("[0/1] 1 running: a @s:p+e"), std::string::npos) << out;
+}
+
+TEST(Console, TheStatusLineFitsTheTerminal) {
+  setenv("COLUMNS", "40", 1);  // a memory stream is not a terminal: COLUMNS decides
+  std::string out = Shown(3, "a_very_long_case_name %p=1 @system:partition+environment");
+  unsetenv("COLUMNS");
+  std::string status = out.substr(out.rfind('\n') + 1);
+  EXPECT_EQ(status, "[0/3] 1 running: a_very_long_case_na...") << out;
+  EXPECT_EQ(status.size(), 39u);
 }
 
 TEST(Console, PlainLinesWhenPiped) {

@@ -4,7 +4,9 @@
 // chart draws, and a screenshot is kept as a test artefact
 // (build/test-artifacts/report.png).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <regex>
 
@@ -93,6 +95,88 @@ TEST_F(ReportTest, CompareFindsTheSlowdownAndGatesOnIt) {
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.out.find("\"schema\": \"hetbench-compare\""), std::string::npos);
   EXPECT_NE(o.out.find("\"verdict\": \"worse\""), std::string::npos) << o.out;
+}
+
+// issue 17, item 5: the change with its interval and each side's CV; a
+// filter for changes; what the sample sizes cannot tell is said; untested
+// series can fail the gate.
+TEST_F(ReportTest, CompareGivesTheChangeWithItsIntervalAndSaysWhatItCannotTell) {
+  Output o = Hetbench({"compare", "runs:7-12", "last:6", "--store", "r.db", "-n", "^bw", "--json"}, *dir_);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["schema_version"], 2);
+  ASSERT_EQ(j["rows"].size(), 1u);
+  const nlohmann::json& row = j["rows"][0];
+  // 99/101 against 79/81: every difference is -18, -20 or -22 GB/s of a
+  // base median of 100.
+  EXPECT_DOUBLE_EQ(row["shift_pct"].get<double>(), -20);
+  EXPECT_GE(row["ci_low_pct"].get<double>(), -22);
+  EXPECT_LE(row["ci_high_pct"].get<double>(), -18);
+  // 36 of the 144 differences are -22 and 36 are -18: the interval's
+  // ends, the 38th from each end (k = 38 for 12 and 12 values), are -20.
+  EXPECT_DOUBLE_EQ(row["ci_low_pct"].get<double>(), -20);
+  EXPECT_DOUBLE_EQ(row["ci_high_pct"].get<double>(), -20);
+  EXPECT_NEAR(row["cv_base_pct"].get<double>(), 100 * std::sqrt(12.0 / 11) / 100, 1e-9);  // std of 6x99, 6x101
+  EXPECT_EQ(j["summary"]["worse"], 1);
+
+  o = Hetbench({"compare", "runs:7-12", "last:6", "--store", "r.db", "--changes-only"}, *dir_);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("bw"), std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("not significant  "), std::string::npos) << o.out;  // no such row listed
+  EXPECT_NE(o.out.find("CHANGE [95% CI]"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("changes shown"), std::string::npos) << o.out;
+
+  // Last night against the 4 before: 2 values against 8, too few to test.
+  o = Hetbench({"compare", "runs:2-5", "last:1", "--store", "r.db", "-n", "^bw"}, *dir_);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.err.find("hetbench: warning: 1 series was not tested: 8 base and 2 target values, fewer than "
+                       "--min-samples 5"),
+            std::string::npos)
+      << o.err;
+  o = Hetbench({"compare", "runs:2-5", "last:1", "--store", "r.db", "-n", "^bw", "--fail-on-untested"}, *dir_);
+  EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
+  EXPECT_NE(o.out.find("UNTESTED: 1 series"), std::string::npos) << o.out;
+  // An alpha no sample size here can reach.
+  o = Hetbench({"compare", "runs:2-3", "last:2", "--store", "r.db", "-n", "^bw", "--min-samples", "2", "--alpha",
+                "0.001"},
+               *dir_);
+  EXPECT_NE(o.err.find("the smallest possible p is"), std::string::npos) << o.err;
+  // A usage error has the common prefix.
+  o = Hetbench({"compare", "last:5"}, *dir_);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err.rfind("hetbench: error: ", 0), 0u) << o.err;
+}
+
+// issue 17, item 6: the change points on the command line.
+TEST_F(ReportTest, ResultsChangesNamesTheSessionOfTheDrop) {
+  Output o = Hetbench({"results", "changes", "--store", "r.db", "-n", "^bw", "--json"}, *dir_);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["schema"], "hetbench-changes");
+  ASSERT_EQ(j["changes"].size(), 1u) << o.out;
+  const nlohmann::json& c = j["changes"][0];
+  EXPECT_EQ(c["test"], "bw");
+  EXPECT_EQ(c["variable"], "bw");
+  EXPECT_EQ(c["index"], 6);  // the 7th session is the first at 80 GB/s
+  EXPECT_EQ(c["verdict"], "regression");
+  EXPECT_DOUBLE_EQ(c["before"].get<double>(), 100);
+  EXPECT_DOUBLE_EQ(c["after"].get<double>(), 80);
+  EXPECT_DOUBLE_EQ(c["change_pct"].get<double>(), -20);
+  // The session is the 7th of the store, oldest first.
+  Output sessions = Hetbench({"results", "sessions", "--store", "r.db"}, *dir_);
+  std::vector<std::string> ids;
+  std::smatch m;
+  std::string text = sessions.out;
+  for (std::regex id(R"((\d{8}T\d{6}-\d+))"); std::regex_search(text, m, id); text = m.suffix()) ids.push_back(m[1]);
+  ASSERT_GE(ids.size(), 7u) << sessions.out;
+  EXPECT_EQ(c["session"], ids[6]);
+
+  o = Hetbench({"results", "changes", "--store", "r.db", "--fail-on-regression", "5"}, *dir_);
+  EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
+  EXPECT_NE(o.out.find("REGRESSION: bw %level="), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("change point"), std::string::npos) << o.out;
+  o = Hetbench({"results", "changes", "--store", "r.db", "--fail-on-regression", "25"}, *dir_);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
 }
 
 TEST_F(ReportTest, CompareBadSelectionsAreExplained) {
