@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <regex>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -143,9 +144,38 @@ std::vector<Variability> RepetitionVariability(const PerfTable& t) {
 
 const std::vector<std::pair<std::string, std::string>>& BreakdownParts() {
   static const std::vector<std::pair<std::string, std::string>> kParts = {
-      {"data_wait", "io"},       {"h2d_copy", "compute"},        {"forward", "compute"},
-      {"backward", "compute"},   {"allreduce", "communication"}, {"optimizer", "compute"}};
+      {"data_wait", "I/O"},    {"h2d_copy", "host-to-device"}, {"forward", "compute"},
+      {"backward", "compute"}, {"allreduce", "communication"},    {"optimizer", "compute"}};
   return kParts;
+}
+
+const std::vector<std::string>& BreakdownGroups() {
+  static const std::vector<std::string> kGroups = {"I/O", "host-to-device", "compute", "communication"};
+  return kGroups;
+}
+
+bool NaturalLess(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      size_t ie = i, je = j;
+      while (ie < a.size() && digit(a[ie])) ++ie;
+      while (je < b.size() && digit(b[je])) ++je;
+      std::string x = a.substr(i, ie - i), y = b.substr(j, je - j);
+      x.erase(0, std::min(x.find_first_not_of('0'), x.size()));
+      y.erase(0, std::min(y.find_first_not_of('0'), y.size()));
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      i = ie;
+      j = je;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
 }
 
 std::vector<Breakdown> TimeBreakdowns(const PerfTable& t) {
@@ -171,14 +201,26 @@ std::vector<Breakdown> TimeBreakdowns(const PerfTable& t) {
     auto& [session, by_part] = *sessions.rbegin();  // the latest session
     const PerfSeriesKey& k = t.series[any_series[key]];
     Breakdown b{k.name, k.display_name.empty() ? k.name : k.display_name, k.system, k.partition, k.environ, session,
-                {}, 0};
+                {}, {}, 0};
     for (auto& [i, values] : by_part) {
       double v = Median(values);
       b.parts.push_back({parts[i].first, parts[i].second, v});
       b.total += v;
     }
+    for (const auto& g : BreakdownGroups()) {
+      BreakdownGroup group{g, 0, 0};
+      for (const auto& part : b.parts)
+        if (part.group == g) group.seconds += part.seconds;
+      group.percent = b.total > 0 ? group.seconds / b.total * 100 : 0;
+      b.groups.push_back(group);
+    }
     out.push_back(std::move(b));
   }
+  std::stable_sort(out.begin(), out.end(), [](const Breakdown& x, const Breakdown& y) {
+    if (x.test != y.test) return x.test < y.test;
+    if (x.label != y.label) return NaturalLess(x.label, y.label);
+    return std::tie(x.system, x.partition, x.environ) < std::tie(y.system, y.partition, y.environ);
+  });
   return out;
 }
 

@@ -94,11 +94,39 @@ TEST(Breakdown, PartsOfTheLatestSessionInStepOrder) {
   EXPECT_EQ(b[0].session, 1);
   ASSERT_EQ(b[0].parts.size(), 3u);
   EXPECT_EQ(b[0].parts[0].var, "data_wait");
-  EXPECT_EQ(b[0].parts[0].group, "io");
+  EXPECT_EQ(b[0].parts[0].group, "I/O");
   EXPECT_EQ(b[0].parts[1].var, "forward");
   EXPECT_DOUBLE_EQ(b[0].parts[1].seconds, 0.4);
   EXPECT_EQ(b[0].parts[2].group, "communication");
   EXPECT_DOUBLE_EQ(b[0].total, 0.7);
+  // The groups: 0.1 s of I/O, 0.4 s of compute and 0.2 s of
+  // communication in a step of 0.7 s.
+  ASSERT_EQ(b[0].groups.size(), 4u);
+  EXPECT_EQ(b[0].groups[0].name, "I/O");
+  EXPECT_NEAR(b[0].groups[0].percent, 100 * 0.1 / 0.7, 1e-9);
+  EXPECT_EQ(b[0].groups[1].name, "host-to-device");
+  EXPECT_DOUBLE_EQ(b[0].groups[1].seconds, 0);
+  EXPECT_NEAR(b[0].groups[2].percent, 100 * 0.4 / 0.7, 1e-9);
+  EXPECT_NEAR(b[0].groups[3].percent, 100 * 0.2 / 0.7, 1e-9);
+}
+
+TEST(Breakdown, CasesOfOneModelStandTogetherInNumericOrder) {
+  PerfTable t;
+  for (const char* ranks : {"16", "2", "1"}) {
+    std::string params = std::string("{\"ranks\":\"") + ranks + "\"}";
+    Add(&t, Key("forward", "s", params, std::string("train %ranks=") + ranks), 0, 0.1);
+  }
+  Add(&t, Key("forward", "s", "{}", "deepcam"), 0, 0.1);
+  auto b = TimeBreakdowns(t);
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b[0].label, "deepcam");
+  EXPECT_EQ(b[1].label, "train %ranks=1");
+  EXPECT_EQ(b[2].label, "train %ranks=2");
+  EXPECT_EQ(b[3].label, "train %ranks=16");
+  EXPECT_TRUE(NaturalLess("a9", "a10"));
+  EXPECT_FALSE(NaturalLess("a10", "a9"));
+  EXPECT_TRUE(NaturalLess("a", "a1"));
+  EXPECT_TRUE(NaturalLess("x007", "x8"));
 }
 
 }  // namespace

@@ -222,10 +222,17 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
   for (const auto& b : TimeBreakdowns(t)) {
     Json p = Json::object();
     for (const auto& part : b.parts) p[part.var] = part.seconds;
+    Json groups = Json::object(), percent = Json::object();
+    for (const auto& g : b.groups) {
+      groups[g.name] = g.seconds;
+      percent[g.name] = g.percent;
+    }
     bd.push_back({{"case", b.label}, {"system", b.system}, {"partition", b.partition}, {"environ", b.environ},
-                  {"session", t.sessions[b.session].session_id}, {"parts", p}, {"total", b.total}});
+                  {"session", t.sessions[b.session].session_id}, {"parts", p}, {"groups", groups},
+                  {"percent", percent}, {"total", b.total}});
   }
   j["breakdown"] = bd;
+  j["breakdown_groups"] = BreakdownGroups();
   Json sc = Json::array();
   for (const auto& c : ScalingCurves(t, LowerBetter)) {
     Json pts = Json::array();

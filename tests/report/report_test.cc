@@ -226,6 +226,19 @@ TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
   EXPECT_NE(dom.find("Nightly &lt;suite&gt;"), std::string::npos);  // the title as text, not markup
   EXPECT_NE(dom.find("badge worse"), std::string::npos);            // the change point is listed
   EXPECT_NE(dom.find("Failures"), std::string::npos);
+  // issue 17, item 3: the breakdown as shares of the step, in the page as
+  // Chromium built it: data_wait 0.05 + forward 0.2 + backward 0.4 +
+  // optimizer 0.02 + allreduce 0.1 = a step of 0.77 s, of which I/O is
+  // 6.5 %, compute 80.5 % and communication 13.0 %.
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(dom, row, std::regex("<table id=\"breakdown-table\">.*?</table>"))) << dom.substr(0, 3000);
+  std::string bt = row.str();
+  EXPECT_TRUE(std::regex_search(bt, std::regex("<td class=\"\">train</td>.*?<td class=\"num\">770 ms</td><td class=\"num\">6.5 %</td>"
+                                               "<td class=\"num\">0.0 %</td><td class=\"num\">80.5 %</td>"
+                                               "<td class=\"num\">13.0 %</td>")))
+      << bt;
+  // Every bar has its label (the chart is told not to skip any).
+  EXPECT_NE(dom.find("data-labels=\"train\""), std::string::npos) << dom.substr(0, 3000);
 
   std::string artefacts = std::string(HB_BINARY_DIR) + "/test-artifacts";
   e2e::Shell("mkdir -p " + artefacts);
