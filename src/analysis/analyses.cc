@@ -142,18 +142,6 @@ std::vector<Variability> RepetitionVariability(const PerfTable& t) {
   return out;
 }
 
-const std::vector<std::pair<std::string, std::string>>& BreakdownParts() {
-  static const std::vector<std::pair<std::string, std::string>> kParts = {
-      {"data_wait", "I/O"},    {"h2d_copy", "host-to-device"}, {"forward", "compute"},
-      {"backward", "compute"}, {"allreduce", "communication"},    {"optimizer", "compute"}};
-  return kParts;
-}
-
-const std::vector<std::string>& BreakdownGroups() {
-  static const std::vector<std::string> kGroups = {"I/O", "host-to-device", "compute", "communication"};
-  return kGroups;
-}
-
 bool NaturalLess(const std::string& a, const std::string& b) {
   size_t i = 0, j = 0;
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
@@ -179,7 +167,7 @@ bool NaturalLess(const std::string& a, const std::string& b) {
 }
 
 std::vector<Breakdown> TimeBreakdowns(const PerfTable& t) {
-  const auto& parts = BreakdownParts();
+  const auto& parts = StepParts();
   auto part_index = [&](const std::string& var) {
     for (size_t i = 0; i < parts.size(); ++i)
       if (parts[i].first == var) return static_cast<int>(i);
@@ -202,18 +190,13 @@ std::vector<Breakdown> TimeBreakdowns(const PerfTable& t) {
     const PerfSeriesKey& k = t.series[any_series[key]];
     Breakdown b{k.name, k.display_name.empty() ? k.name : k.display_name, k.system, k.partition, k.environ, session,
                 {}, {}, 0};
+    std::vector<std::pair<std::string, double>> seconds;
     for (auto& [i, values] : by_part) {
       double v = Median(values);
       b.parts.push_back({parts[i].first, parts[i].second, v});
-      b.total += v;
+      seconds.emplace_back(parts[i].first, v);
     }
-    for (const auto& g : BreakdownGroups()) {
-      BreakdownGroup group{g, 0, 0};
-      for (const auto& part : b.parts)
-        if (part.group == g) group.seconds += part.seconds;
-      group.percent = b.total > 0 ? group.seconds / b.total * 100 : 0;
-      b.groups.push_back(group);
-    }
+    b.groups = GroupStep(seconds, &b.total);
     out.push_back(std::move(b));
   }
   std::stable_sort(out.begin(), out.end(), [](const Breakdown& x, const Breakdown& y) {

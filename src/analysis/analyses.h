@@ -17,10 +17,7 @@
 // Breakdown. For a case that reports the per-step parts of
 // hetbench-train (data_wait, h2d_copy, forward, backward, allreduce,
 // optimizer, in seconds), the median of each part in the latest session
-// that has them, grouped as I/O (data_wait), host-to-device (h2d_copy),
-// compute (forward, backward, optimizer) and communication (allreduce).
-// The step is the sum of the parts; a group's share is its seconds over
-// the step, in percent. Cases are sorted by test, then by their parameters
+// that has them, grouped as results/step_breakdown.h says. Cases are sorted by test, then by their parameters
 // with numbers in numeric order (ranks=2 before ranks=16), so that the
 // ranks and formats of one model stand together.
 #pragma once
@@ -29,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "results/step_breakdown.h"
 #include "results/store.h"
 
 namespace hb {
@@ -62,23 +60,15 @@ struct BreakdownPart {
   std::string var, group;  // group: one of BreakdownGroups()
   double seconds = 0;
 };
-struct BreakdownGroup {
-  std::string name;
-  double seconds = 0, percent = 0;  // percent of the step; 0 when the step is 0
-};
 struct Breakdown {
   std::string test, label, system, partition, environ;
   int session = 0;
   std::vector<BreakdownPart> parts;    // in step order
-  std::vector<BreakdownGroup> groups;  // every group of BreakdownGroups(), in its order
+  std::vector<StepShare> groups;       // every group of StepGroups() (results/step_breakdown.h)
   double total = 0;                    // the step: the sum of the parts
 };
 std::vector<Breakdown> TimeBreakdowns(const PerfTable& t);
 
-// Names and groups of the breakdown parts, in step order.
-const std::vector<std::pair<std::string, std::string>>& BreakdownParts();
-// "I/O", "host-to-device", "compute", "communication".
-const std::vector<std::string>& BreakdownGroups();
 // a < b with the digit runs compared as numbers ("ranks=2" < "ranks=16").
 bool NaturalLess(const std::string& a, const std::string& b);
 

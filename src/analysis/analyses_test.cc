@@ -102,9 +102,9 @@ TEST(Breakdown, PartsOfTheLatestSessionInStepOrder) {
   // The groups: 0.1 s of I/O, 0.4 s of compute and 0.2 s of
   // communication in a step of 0.7 s.
   ASSERT_EQ(b[0].groups.size(), 4u);
-  EXPECT_EQ(b[0].groups[0].name, "I/O");
+  EXPECT_EQ(b[0].groups[0].group, "I/O");
   EXPECT_NEAR(b[0].groups[0].percent, 100 * 0.1 / 0.7, 1e-9);
-  EXPECT_EQ(b[0].groups[1].name, "host-to-device");
+  EXPECT_EQ(b[0].groups[1].group, "host-to-device");
   EXPECT_DOUBLE_EQ(b[0].groups[1].seconds, 0);
   EXPECT_NEAR(b[0].groups[2].percent, 100 * 0.4 / 0.7, 1e-9);
   EXPECT_NEAR(b[0].groups[3].percent, 100 * 0.2 / 0.7, 1e-9);

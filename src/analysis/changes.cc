@@ -79,7 +79,7 @@ std::vector<SeriesChange> FindChanges(const PerfTable& t, const ChangeOptions& o
   std::vector<SeriesChange> out;
   std::vector<SessionSeries> per = PerSessionMedians(t);
   for (size_t s = 0; s < t.series.size(); ++s) {
-    bool lower = LowerIsBetter(t.series[s].var, t.series[s].unit, o.direction);
+    bool lower = LowerIsBetter(t.series[s], o.direction);
     for (SeriesChange c : FindChanges(per[s].values, lower, o)) {
       c.series = static_cast<int>(s);
       c.session = per[s].sessions[static_cast<size_t>(c.index)];

@@ -91,6 +91,14 @@ bool LowerIsBetter(const std::string& var, const std::string& unit, const Compar
   return kTime.count(unit) > 0;
 }
 
+bool LowerIsBetter(const PerfSeriesKey& k, const CompareOptions& o) {
+  if (AnyMatches(o.lower_is_better, k.var)) return true;
+  if (AnyMatches(o.higher_is_better, k.var)) return false;
+  if (k.better == "lower") return true;
+  if (k.better == "higher") return false;
+  return LowerIsBetter(k.var, k.unit, o);
+}
+
 std::vector<size_t> SelectPoints(const PerfTable& t, const Selection& sel) {
   std::vector<size_t> out;
   switch (sel.kind) {
@@ -151,7 +159,7 @@ Result<RunComparison> Compare(const PerfTable& t, const Selection& base, const S
     r.diff_pct = (r.base.empty() || r.target.empty() || r.base_value == 0)
                      ? nan
                      : (r.target_value - r.base_value) / std::fabs(r.base_value) * 100;
-    r.lower_is_better = LowerIsBetter(t.series[s].var, t.series[s].unit, o);
+    r.lower_is_better = LowerIsBetter(t.series[s], o);
     auto pct_of_base = [&](double v) {
       return std::isnan(v) || std::isnan(r.base_value) || r.base_value == 0 ? nan : v / std::fabs(r.base_value) * 100;
     };

@@ -19,8 +19,9 @@
 // Hodges-Lehmann shift gives the change with a 95 % confidence interval. Whether higher or
 // lower is better follows the unit: a unit of time (s, sec, ms, us, ns,
 // min, h, ...) is lower-is-better, anything else (GB/s, samples/s, FLOP/s,
-// ...) higher-is-better, unless a --lower-is-better or --higher-is-better
-// pattern matches the variable's name.
+// ...) higher-is-better, unless the test declares `better: lower|higher`
+// for the variable or a --lower-is-better or --higher-is-better pattern
+// matches its name.
 #pragma once
 
 #include <optional>
@@ -53,6 +54,9 @@ struct CompareOptions {
 
 // True when smaller values of this variable are better.
 bool LowerIsBetter(const std::string& var, const std::string& unit, const CompareOptions& o);
+// The same for a series: the patterns of `o`, else what the test declared
+// (`better: lower|higher`), else the unit.
+bool LowerIsBetter(const PerfSeriesKey& k, const CompareOptions& o);
 
 struct CompareRow {
   int series = 0;  // index into the table's series

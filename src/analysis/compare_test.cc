@@ -171,6 +171,18 @@ TEST(Compare, UnitsDecideTheDirection) {
   EXPECT_FALSE(LowerIsBetter("busbw", "GB/s", o));
   o.higher_is_better = {"lat"};
   EXPECT_FALSE(LowerIsBetter("latency", "us", o));
+  // What the test declares (`better:`) wins over the unit; the command
+  // line's patterns win over both.
+  PerfSeriesKey loss{"t", "t", "sys", "part", "env", "loss", "", "{}"};
+  EXPECT_FALSE(LowerIsBetter(loss, {}));
+  loss.better = "lower";
+  EXPECT_TRUE(LowerIsBetter(loss, {}));
+  PerfSeriesKey time{"t", "t", "sys", "part", "env", "time", "s", "{}"};
+  time.better = "higher";
+  EXPECT_FALSE(LowerIsBetter(time, {}));
+  CompareOptions patterns;
+  patterns.lower_is_better = {"^time$"};
+  EXPECT_TRUE(LowerIsBetter(time, patterns));
 }
 
 }  // namespace

@@ -55,6 +55,10 @@ struct PerfSpec {
   std::string reduce = "first";
   std::string unit;
   std::vector<Comparison> value_checks;
+  // The test's headline number (`figure_of_merit: true`), and which way is
+  // better (`better: higher|lower`; "" = by the unit: times are lower).
+  bool figure_of_merit = false;
+  std::string better;
   SourceMark mark;
 };
 

@@ -33,6 +33,8 @@ struct PerfResult {
   std::optional<Reference> reference;  // none when no reference applies
   std::string verdict = "none";        // pass | fail | none (no reference)
   std::string message;                 // why it failed, for a failing value
+  bool figure_of_merit = false;        // as the test declared (PerfSpec)
+  std::string better;                  // "higher", "lower" or "" (by the unit)
 };
 
 // A test's references in file order: scope -> {variable -> Reference}.

@@ -371,7 +371,8 @@ Status ParseSanity(const YAML::Node& n, const std::string& f, TestSpec* s) {
 
 Status ParsePerfVar(const std::string& name, const YAML::Node& n, const std::string& f, PerfSpec* p) {
   static const std::vector<std::string> kKeys = {"pattern", "expr", "in", "group", "type", "reduce", "unit",
-                                                 "eq",      "ne",   "lt", "le",    "gt",   "ge"};
+                                                 "eq",      "ne",   "lt", "le",    "gt",   "ge",
+                                                 "figure_of_merit", "better"};
   if (!n.IsMap())
     return Err(n, f, "performance: '" + name + "' must be a mapping such as {pattern: 'Rate: (\\S+)', unit: MB/s}");
   p->name = name;
@@ -405,6 +406,12 @@ Status ParsePerfVar(const std::string& name, const YAML::Node& n, const std::str
       st = CheckChoice(v, f, what, {"int", "float"}, &p->type);
     } else if (key == "reduce") {
       st = CheckChoice(v, f, what, kReduce, &p->reduce);
+    } else if (key == "better") {
+      st = CheckChoice(v, f, what, {"higher", "lower"}, &p->better);
+    } else if (key == "figure_of_merit") {
+      auto b = YamlBool(v, f, what);
+      if (!b.ok()) return b.status();
+      p->figure_of_merit = *b;
     } else {
       st = ParseComparison(key, v, f, &p->value_checks);
     }
@@ -437,6 +444,10 @@ Status ParsePerformance(const YAML::Node& n, const std::string& f, TestSpec* s) 
     PerfSpec p;
     Status st = ParsePerfVar(name, kv.second, f, &p);
     if (!st.ok()) return st;
+    for (const auto& other : s->performance)
+      if (p.figure_of_merit && other.figure_of_merit)
+        return Err(kv.second["figure_of_merit"], f, "performance: " + name + ": figure_of_merit: the test's figure "
+                   "of merit is '" + other.name + "' already; a test has one");
     s->performance.push_back(std::move(p));
   }
   return Status::OK();

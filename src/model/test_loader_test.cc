@@ -499,3 +499,42 @@ TEST(TestLoaderErrors, UnknownBuildSystem) {
 
 }  // namespace
 }  // namespace hb
+
+namespace hb {
+namespace {
+
+// issue 17, item 1: a test's figure of merit and the direction of a
+// variable are declared in the test file, checked at load.
+TEST(TestLoader, FigureOfMeritAndBetter) {
+  auto r = LoadTestsFromString(R"(
+name: train
+executable: x
+sanity: [{exit_code: 0}]
+performance:
+  throughput: {pattern: 'tput: (\S+)', unit: samples/s, figure_of_merit: true}
+  loss: {pattern: 'loss: (\S+)', better: lower}
+  step: {pattern: 'step: (\S+)', unit: s}
+)",
+                               "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  const auto& perf = r->specs[0]->performance;
+  ASSERT_EQ(perf.size(), 3u);
+  EXPECT_TRUE(perf[0].figure_of_merit);
+  EXPECT_EQ(perf[0].better, "");
+  EXPECT_FALSE(perf[1].figure_of_merit);
+  EXPECT_EQ(perf[1].better, "lower");
+  EXPECT_EQ(LoadError("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nperformance:\n"
+                      "  a: {pattern: x, figure_of_merit: true}\n  b: {pattern: y, figure_of_merit: true}\n")
+                .str(),
+            "t.yaml:6:36: performance: b: figure_of_merit: the test's figure of merit is 'a' already; a test has one");
+  Status sideways = LoadError("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nperformance:\n"
+                              "  a: {pattern: x, better: up}\n");
+  EXPECT_EQ(sideways.mark().line, 5);
+  EXPECT_NE(sideways.message().find("higher"), std::string::npos) << sideways.str();
+  Status typed = LoadError("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nperformance:\n"
+                           "  a: {pattern: x, figure_of_merit: often}\n");
+  EXPECT_EQ(typed.mark().line, 5);
+}
+
+}  // namespace
+}  // namespace hb

@@ -147,7 +147,7 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
     const auto& pts = by_series[s];
     if (pts.empty()) continue;
     json_index[s] = written++;
-    bool lower = LowerBetter(k.var, k.unit);
+    bool lower = LowerIsBetter(k, CompareOptions{});
     // Change points and a recent shift over the per-session medians
     // (analysis/changes.h), as `hetbench results changes` finds them.
     Json changes = Json::array();
@@ -193,6 +193,7 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
     tests[k.name].push_back(json_index[s]);
     Json meta = {{"test", k.name}, {"case", Label(k)}, {"system", k.system}, {"partition", k.partition},
                  {"environ", k.environ}, {"var", k.var}, {"unit", k.unit}, {"lower_is_better", lower},
+                 {"figure_of_merit", k.figure_of_merit},
                  {"total", pts.size()}, {"changes", changes}};
     std::string text = JsonText(meta);
     text.pop_back();  // the closing brace
@@ -216,7 +217,7 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
       "down).";
 
   Json parts = Json::array();
-  for (const auto& [var, group] : BreakdownParts()) parts.push_back(var);
+  for (const auto& [var, group] : StepParts()) parts.push_back(var);
   j["breakdown_parts"] = parts;
   Json bd = Json::array();
   for (const auto& b : TimeBreakdowns(t)) {
@@ -224,15 +225,15 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
     for (const auto& part : b.parts) p[part.var] = part.seconds;
     Json groups = Json::object(), percent = Json::object();
     for (const auto& g : b.groups) {
-      groups[g.name] = g.seconds;
-      percent[g.name] = g.percent;
+      groups[g.group] = g.seconds;
+      percent[g.group] = g.percent;
     }
     bd.push_back({{"case", b.label}, {"system", b.system}, {"partition", b.partition}, {"environ", b.environ},
                   {"session", t.sessions[b.session].session_id}, {"parts", p}, {"groups", groups},
                   {"percent", percent}, {"total", b.total}});
   }
   j["breakdown"] = bd;
-  j["breakdown_groups"] = BreakdownGroups();
+  j["breakdown_groups"] = StepGroups();
   Json sc = Json::array();
   for (const auto& c : ScalingCurves(t, LowerBetter)) {
     Json pts = Json::array();

@@ -37,7 +37,8 @@ Json ReferenceToJson(const std::optional<Reference>& r) {
 Json PerfToJson(const PerfResult& p) {
   return {{"name", p.name},       {"value", Number(p.value)},
           {"unit", p.unit},       {"reference", ReferenceToJson(p.reference)},
-          {"verdict", p.verdict}, {"message", p.message}};
+          {"verdict", p.verdict}, {"message", p.message},
+          {"figure_of_merit", p.figure_of_merit}, {"better", p.better}};
 }
 
 Json JobToJson(const CaseResult& c) {
@@ -247,6 +248,10 @@ PerfResult PerfFromJson(const Json& j) {
   if (j.contains("reference")) p.reference = ReferenceFromJson(j.at("reference"));
   Read(j, "verdict", p.verdict);
   Read(j, "message", p.message);
+  Read(j, "figure_of_merit", p.figure_of_merit);
+  Read(j, "better", p.better);
+  if (!p.better.empty() && p.better != "higher" && p.better != "lower")
+    throw ReadError("better: expected \"higher\", \"lower\" or \"\", got \"" + p.better + "\"");
   return p;
 }
 

@@ -117,8 +117,14 @@ ALTER TABLE sessions ADD COLUMN utf8_replaced TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE cases ADD COLUMN utf8_replaced TEXT NOT NULL DEFAULT '[]';
 )sql";
 
+// Version 3: a performance variable's figure_of_merit and better.
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE perf ADD COLUMN figure_of_merit INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE perf ADD COLUMN better TEXT NOT NULL DEFAULT '';
+)sql";
+
 const std::vector<std::string>& BuiltinMigrations() {
-  static const std::vector<std::string> steps = {kSchemaV1, kSchemaV2};
+  static const std::vector<std::string> steps = {kSchemaV1, kSchemaV2, kSchemaV3};
   return steps;
 }
 
@@ -159,7 +165,7 @@ void BindPerf(SqliteStmt& st, int64_t case_row, const PerfResult& p) {
   st.Bind(1, case_row).Bind(2, p.name).Bind(3, p.value).Bind(4, p.unit);
   st.Bind(5, r ? std::optional<double>(r->value) : std::nullopt);
   st.Bind(6, r ? r->lower : std::nullopt).Bind(7, r ? r->upper : std::nullopt);
-  st.Bind(8, p.verdict).Bind(9, p.message);
+  st.Bind(8, p.verdict).Bind(9, p.message).Bind(10, static_cast<int64_t>(p.figure_of_merit ? 1 : 0)).Bind(11, p.better);
 }
 
 }  // namespace
@@ -340,7 +346,8 @@ Result<bool> Store::Add(const SessionInfo& s, const std::vector<CaseResult>& cas
     auto ci = SqliteStmt::Prepare(db_, "INSERT INTO cases(session_row," + Join(kCaseColumns, ",") + ") VALUES (?," +
                                            Placeholders(kCaseColumns.size()) + ")", path_);
     auto pi = SqliteStmt::Prepare(db_, "INSERT INTO perf(case_row, name, value, unit, reference, lower_thres, "
-                                       "upper_thres, result, message) VALUES (?,?,?,?,?,?,?,?,?)", path_);
+                                       "upper_thres, result, message, figure_of_merit, better) "
+                                       "VALUES (?,?,?,?,?,?,?,?,?,?,?)", path_);
     if (!ci.ok()) return ci.status();
     if (!pi.ok()) return pi.status();
     for (const auto& c : cases) {

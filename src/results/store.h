@@ -21,7 +21,8 @@
 //        upper_thres, result, message)
 // Version 2 adds utf8_replaced to sessions and cases: a JSON list of the
 // pointers ("/fail_reason") of the fields whose bytes were not UTF-8 and
-// became U+FFFD.
+// became U+FFFD. Version 3 adds figure_of_merit and better to perf: what
+// the test declared of the variable (check/reference.h, PerfResult).
 // Lists and maps are JSON text; times are seconds since the epoch. Deleting
 // a session deletes its cases and their values (ON DELETE CASCADE).
 //
@@ -48,7 +49,7 @@ struct sqlite3;
 
 namespace hb {
 
-inline constexpr int kStoreSchemaVersion = 2;
+inline constexpr int kStoreSchemaVersion = 3;
 
 // A session as the store lists it: what `hetbench run` knew, where it came
 // from ("hetbench", "hetbench-report", "reframe-perflog", "reframe-db")
@@ -88,7 +89,14 @@ struct PerfSeriesKey {
   std::string system, partition, environ;
   std::string var, unit;
   std::string parameters;  // the case's parameters as JSON text ({"n": "128"})
-  bool operator==(const PerfSeriesKey&) const = default;
+  // What the test declares of the variable, as its latest value says; not
+  // part of the series' identity.
+  std::string better;  // "higher", "lower" or "" (by the unit)
+  bool figure_of_merit = false;
+  bool operator==(const PerfSeriesKey& o) const {
+    return name == o.name && display_name == o.display_name && system == o.system && partition == o.partition &&
+           environ == o.environ && var == o.var && unit == o.unit && parameters == o.parameters;
+  }
 };
 struct PerfPoint {
   int series = 0;   // index into PerfTable::series

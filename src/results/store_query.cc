@@ -193,7 +193,8 @@ Result<std::vector<StoredCase>> Store::Cases(const StoreQuery& q) {
                                          " FROM cases c JOIN sessions s ON s.id = c.session_row WHERE " + w.Sql() +
                                          " ORDER BY c.start_time, c.id", path_);
   auto perf = SqliteStmt::Prepare(db_, "SELECT name, value, unit, reference, lower_thres, upper_thres, result, "
-                                       "message FROM perf WHERE case_row = ? ORDER BY id", path_);
+                                       "message, figure_of_merit, better FROM perf WHERE case_row = ? ORDER BY id",
+                                  path_);
   if (!st.ok()) return st.status();
   if (!perf.ok()) return perf.status();
   w.Bind(*st);
@@ -218,6 +219,8 @@ Result<std::vector<StoredCase>> Store::Cases(const StoreQuery& q) {
         p.reference = Reference{perf->Double(3), perf->OptDouble(4), perf->OptDouble(5), p.unit, {}};
       p.verdict = perf->Text(6);
       p.message = perf->Text(7);
+      p.figure_of_merit = perf->Int(8) != 0;
+      p.better = perf->Text(9);
       sc.c.perf.push_back(std::move(p));
     }
     perf->Reset();
@@ -312,7 +315,8 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
   if (Result<bool> row = count->Step(); !row.ok()) return row.status();
   t.points.reserve(static_cast<size_t>(count->Int(0)));
   auto perf = SqliteStmt::Prepare(
-      db_, "SELECT p.case_row, p.name, p.unit, p.value, p.reference, p.lower_thres, p.upper_thres FROM perf p" + perf_where,
+      db_, "SELECT p.case_row, p.name, p.unit, p.value, p.reference, p.lower_thres, p.upper_thres, p.figure_of_merit, "
+          "p.better FROM perf p" + perf_where,
       path_);
   if (!perf.ok()) return perf.status();
   w.Bind(*perf);
@@ -341,6 +345,9 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
       k.unit = last_unit;
       t.series.push_back(std::move(k));
     }
+    PerfSeriesKey& sk = t.series[kit->second];  // the latest declaration wins
+    sk.figure_of_merit = perf->Int(7) != 0;
+    if (std::string_view better = perf->TextView(8); better != sk.better) sk.better = better;
     PerfPoint p;
     p.series = kit->second;
     p.session = c->session;

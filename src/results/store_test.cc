@@ -228,7 +228,39 @@ TEST(Store, InvalidUtf8IsReplacedAndRecorded) {
   EXPECT_EQ((*sessions)[0].utf8_replaced, std::vector<std::string>{"/system"});
 }
 
-// A store of schema version 1 (before utf8_replaced) is migrated when
+// issue 17: what the test declared of a variable is kept, and the value
+// series carry it.
+TEST(Store, FigureOfMeritAndBetterAreKept) {
+  TempDir dir;
+  std::string path = dir / "results.db";
+  auto store = MustOpen(path);
+  ASSERT_TRUE(store);
+  CaseResult c = Case("train", "x", "y", 1001);
+  PerfResult tput, loss;
+  tput.name = "throughput";
+  tput.value = 120;
+  tput.unit = "samples/s";
+  tput.figure_of_merit = true;
+  loss.name = "loss";
+  loss.value = 0.5;
+  loss.better = "lower";
+  c.perf = {tput, loss};
+  ASSERT_TRUE(store->Add(Session("s1", 1000), {c}).ok());
+  EXPECT_EQ(Sql(path, "SELECT group_concat(name || ':' || figure_of_merit || ':' || better, ' ') FROM "
+                      "(SELECT * FROM perf ORDER BY id)"),
+            "throughput:1: loss:0:lower");
+  auto cases = store->Cases({});
+  ASSERT_TRUE(cases.ok());
+  EXPECT_TRUE((*cases)[0].c.perf[0].figure_of_merit);
+  EXPECT_EQ((*cases)[0].c.perf[1].better, "lower");
+  auto table = store->Perf({});
+  ASSERT_TRUE(table.ok()) << table.status().str();
+  ASSERT_EQ(table->series.size(), 2u);
+  EXPECT_TRUE(table->series[0].figure_of_merit);
+  EXPECT_EQ(table->series[1].better, "lower");
+}
+
+// A store of schema version 1 (before utf8_replaced and figure_of_merit) is migrated when
 // opened: its rows are kept and read as having nothing replaced.
 TEST(Store, VersionOneStoresAreMigrated) {
   TempDir dir;
@@ -239,11 +271,12 @@ TEST(Store, VersionOneStoresAreMigrated) {
     ASSERT_TRUE(store->Add(Session("s1", 1000), {Case("a", "x", "y", 1001)}).ok());
   }
   SqlExec(path, "ALTER TABLE cases DROP COLUMN utf8_replaced; ALTER TABLE sessions DROP COLUMN utf8_replaced; "
+                "ALTER TABLE perf DROP COLUMN figure_of_merit; ALTER TABLE perf DROP COLUMN better; "
                 "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   auto store = MustOpen(path, Existing());
   ASSERT_TRUE(store);
-  EXPECT_EQ(store->schema_version(), 2);
-  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(store->schema_version(), kStoreSchemaVersion);
+  EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), std::to_string(kStoreSchemaVersion));
   auto cases = store->Cases({});
   ASSERT_TRUE(cases.ok()) << cases.status().str();
   ASSERT_EQ(cases->size(), 1u);

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
+#include "results/step_breakdown.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -228,6 +230,48 @@ std::string PerformanceTable(const std::vector<CaseResult>& results, const Previ
   return out;
 }
 
+bool IsTrainingCase(const CaseResult& r) {
+  int parts = 0;
+  for (const auto& p : r.perf) parts += !StepGroupOf(p.name).empty();
+  return parts >= 2;
+}
+
+std::string TrainingLines(const std::vector<CaseResult>& results) {
+  std::vector<std::pair<std::string, std::string>> lines;  // label, the rest
+  for (const auto& r : results) {
+    if (!IsTrainingCase(r)) continue;
+    std::vector<std::pair<std::string, double>> parts;
+    std::string fom;
+    std::optional<double> step_time;
+    for (const auto& p : r.perf) {
+      parts.emplace_back(p.name, p.value);
+      if (p.figure_of_merit) {
+        auto [value, unit] = ScaledValue(p.value, p.unit);
+        fom = p.name + " " + value + (unit.empty() ? "" : " " + unit) + " \u00b7 ";
+      }
+      if (p.name == "step_time" && (p.unit == "s" || p.unit.empty())) step_time = p.value;
+    }
+    double sum = 0;
+    std::vector<StepShare> shares = GroupStep(parts, &sum);
+    auto [step, unit] = ScaledValue(step_time.value_or(sum), "s");
+    std::string rest = fom + "step " + step + " " + unit;
+    static const std::map<std::string, std::string> kShort = {{"host-to-device", "h2d"}, {"communication", "comm"}};
+    for (const auto& s : shares) {
+      char pct[32];
+      std::snprintf(pct, sizeof pct, "%.1f%%", s.percent);
+      auto it = kShort.find(s.group);
+      rest += " \u00b7 " + (it == kShort.end() ? s.group : it->second) + " " + pct;
+    }
+    lines.emplace_back(Console::Label(r) + (r.repetition > 0 ? " (rep " + std::to_string(r.repetition) + ")" : ""),
+                       rest);
+  }
+  size_t width = 0;
+  for (const auto& [label, rest] : lines) width = std::max(width, label.size());
+  std::string out;
+  for (const auto& [label, rest] : lines) out += label + std::string(width - label.size() + 2, ' ') + rest + "\n";
+  return out;
+}
+
 void Console::Summary(const std::vector<CaseResult>& results, bool interrupted) {
   ClearStatus();
   size_t passed = 0, failed = 0, skipped = 0, cancelled = 0, dry = 0;
@@ -247,8 +291,20 @@ void Console::Summary(const std::vector<CaseResult>& results, bool interrupted) 
       if (!r.stagedir.empty()) std::fprintf(out_, "      stage:  %s\n", r.stagedir.c_str());
     }
   }
-  std::string table = PerformanceTable(results, previous_ ? &*previous_ : nullptr);
+  // Training cases get one line each; their values with a reference stay
+  // in the table, the rest are in the run report and `hetbench results`.
+  std::vector<CaseResult> tabled = results;
+  for (auto& r : tabled) {
+    if (!IsTrainingCase(r)) continue;
+    r.perf.erase(std::remove_if(r.perf.begin(), r.perf.end(), [](const PerfResult& p) { return !p.reference; }),
+                 r.perf.end());
+  }
+  std::string table = PerformanceTable(tabled, previous_ ? &*previous_ : nullptr);
   if (!table.empty()) std::fprintf(out_, "\n%s\n%s", Paint("PERFORMANCE", kBold).c_str(), table.c_str());
+  std::string training = TrainingLines(results);
+  if (!training.empty())
+    std::fprintf(out_, "\n%s\n%s(every value: the run report, or `hetbench results cases -n NAME`)\n",
+                 Paint("TRAINING", kBold).c_str(), training.c_str());
   const char* tag = failed || interrupted ? "[  FAILED  ]" : "[  PASSED  ]";
   std::string dry_run = dry ? ", " + std::to_string(dry) + " dry-run" : "";
   std::fprintf(out_, "\n%s %zu passed, %zu failed, %zu skipped, %zu cancelled%s (%zu case(s))%s\n",

@@ -72,6 +72,16 @@ class Console {
 // column says which repetition a row is from.
 std::string PerformanceTable(const std::vector<CaseResult>& results, const PreviousValues* previous = nullptr);
 
+// One line per training case (a case that reports at least two parts of a
+// training step, results/step_breakdown.h): its figure of merit, the step
+// time (`step_time`, else the sum of the parts) and each group's share:
+//   "  train %ranks=2 @s:p+e  throughput 121.2 samples/s · step 1.41 s ·
+//    I/O 1.2% · h2d 0.0% · compute 6.5% · comm 92.3%"
+// Summary prints these instead of the cases' rows in the performance
+// table; rows with a reference stay in the table.
+std::string TrainingLines(const std::vector<CaseResult>& results);
+bool IsTrainingCase(const CaseResult& r);
+
 // A value and its unit as the table shows them: `unit` "s" becomes ns, µs,
 // ms or s by the size of `value` (0 stays "0 s"); other units are left as
 // they are. `scale` gets the factor the value was multiplied by.

@@ -77,6 +77,41 @@ std::string Shown(size_t total, const std::string& label) {
   return out;
 }
 
+// issue 17, item 7: a training case is one line, not 14 rows.
+TEST(Console, ATrainingCaseIsOneLine) {
+  CaseResult r = Perf(121.2, std::nullopt, "none");
+  r.display_name = "train %ranks=2";
+  r.perf[0].name = "throughput";
+  r.perf[0].unit = "samples/s";
+  r.perf[0].figure_of_merit = true;
+  for (auto [name, value] : {std::pair{"step_time", 1.41}, {"data_wait", 0.01}, {"h2d_copy", 0.0}, {"forward", 0.2},
+                             {"backward", 0.4}, {"allreduce", 0.3}, {"optimizer", 0.09}}) {
+    PerfResult p;
+    p.name = name;
+    p.value = value;
+    p.unit = "s";
+    r.perf.push_back(p);
+  }
+  EXPECT_TRUE(IsTrainingCase(r));
+  EXPECT_FALSE(IsTrainingCase(Perf(1, std::nullopt, "none")));
+  // The parts sum to a step of 1 s: 1 % I/O, 69 % compute, 30 % communication.
+  EXPECT_EQ(TrainingLines({r, Perf(1, std::nullopt, "none")}),
+            "train %ranks=2 @generic:local+builtin  throughput 121.2 samples/s \u00b7 step 1.41 s \u00b7 I/O 1.0% "
+            "\u00b7 h2d 0.0% \u00b7 compute 69.0% \u00b7 comm 30.0%\n");
+  // In the summary the case's rows give way to its line.
+  char* buf = nullptr;
+  size_t len = 0;
+  FILE* f = open_memstream(&buf, &len);
+  Console c(f, /*tty=*/false);
+  r.result = "pass";
+  c.Summary({r}, false);
+  std::fclose(f);
+  std::string out(buf, len);
+  free(buf);
+  EXPECT_EQ(out.find("PERFORMANCE"), std::string::npos) << out;
+  EXPECT_NE(out.find("TRAINING\ntrain %ranks=2"), std::string::npos) << out;
+}
+
 TEST(Console, ColorFollowsTheFlagAndNoColor) {
   EXPECT_TRUE(*ColorChoice("auto", true, nullptr));
   EXPECT_TRUE(*ColorChoice("auto", true, ""));   // NO_COLOR= (empty) does not count

@@ -958,6 +958,8 @@ void Executor::CheckRun(Task* t) {
     }
     auto ref = FindReference(s.reference, t->tc->system, t->tc->partition, ps.name, t->part->aliases);
     PerfResult pr = EvaluateReference(ps.name, *v, ps.unit, ref);
+    pr.figure_of_merit = ps.figure_of_merit;
+    pr.better = ps.better;
     if (pr.verdict == "fail" && perf_failure.empty()) perf_failure = pr.message;
     r.perf.push_back(std::move(pr));
   }
