@@ -71,6 +71,7 @@ struct ReportCommandOptions {
   std::string output = "report.html";
   std::string title;
   int max_points = 500;  // per history chart (the latest ones)
+  double cv_limit = 5;   // percent: run-to-run CV above it is highlighted
 };
 
 // `hetbench detect`: this host's topology, or (with a partition) its

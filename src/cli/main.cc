@@ -274,6 +274,9 @@ CLI::App* AddReport(CLI::App& app, hb::ReportCommandOptions* o) {
   AddStoreFilters(r, &o->filters);
   r->add_option("-o,--output", o->output, "The HTML file to write (default report.html)")->type_name("FILE");
   r->add_option("--title", o->title, "Title of the report")->type_name("TEXT");
+  r->add_option("--cv-limit", o->cv_limit,
+                "Highlight run-to-run variability above PCT percent (coefficient of variation; default 5)")
+      ->type_name("PCT");
   r->add_option("--max-points", o->max_points, "Latest values drawn per history chart (default 500)")
       ->type_name("N");
   return r;

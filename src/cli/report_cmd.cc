@@ -35,6 +35,7 @@ std::string Scope(const ResultsCommandOptions& f, const std::string& session) {
 
 int ReportCommand(const ReportCommandOptions& o) {
   if (o.max_points < 1) return Fail(Status::Error("--max-points must be at least 1"));
+  if (!(o.cv_limit >= 0)) return Fail(Status::Error("--cv-limit must be a percentage >= 0"));
   auto query = MakeStoreQuery(o.filters);
   if (!query.ok()) return Fail(query.status());
   auto opened = OpenResultsStore(o.filters, false);
@@ -88,6 +89,7 @@ int ReportCommand(const ReportCommandOptions& o) {
   in.version = HETBENCH_VERSION;
   in.generated = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   in.max_points = o.max_points;
+  in.cv_limit_pct = o.cv_limit;
   std::string html = RenderReport(in);
   if (Status st = WriteFileAtomic(o.output, html); !st.ok()) return Fail(st);
   std::printf("Wrote %s (%zu sessions, %zu value series, %zu values; %.1f MiB)\n", o.output.c_str(),

@@ -76,6 +76,18 @@ void Pair(std::string* out, double a, double b) {
   *out += ']';
 }
 
+// [run, value, time, ok]: a point of a history chart.
+void Quad(std::string* out, int run, double value, double time, bool ok) {
+  if (out->size() > 1) *out += ',';
+  *out += '[';
+  Number(out, run);
+  *out += ',';
+  Number(out, value);
+  *out += ',';
+  Number(out, time);
+  *out += ok ? ",1]" : ",0]";
+}
+
 void Triple(std::string* out, double a, double b, double c) {
   if (out->size() > 1) *out += ',';
   *out += '[';
@@ -154,6 +166,7 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
     for (const auto& c : FindChanges(per_session[s].values, lower, cho)) {
       changes.push_back({{"session", t.sessions[per_session[s].sessions[c.index]].session_id},
                          {"time", per_session[s].times[c.index]},
+                         {"run", per_session[s].sessions[c.index] + 1},
                          {"mean_before", Num(c.before)},
                          {"mean_after", Num(c.after)},
                          {"rel_change", Num(c.change_pct / 100)},
@@ -168,22 +181,28 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
       vmin = std::min(vmin, pts[i]->value);
       vmax = std::max(vmax, pts[i]->value);
     }
-    double pad = std::max(std::fabs(vmax - vmin), std::fabs(vmax)) * 0.05;
+    // A band's unbounded side ends a little beyond the values drawn (not
+    // at the top or bottom of the chart).
+    double pad = std::max(std::fabs(vmax - vmin) * 0.1, std::fabs(vmax) * 0.01);
+    const double clip_lo = vmin - pad, clip_hi = vmax + pad;
     // The values are most of the data: written as text, not as JSON nodes.
     // The band is a step line: an entry where it changes, and at the end.
     points.assign("[");
     band.assign("[");
     double band_lo = NAN, band_hi = NAN;
     for (size_t i = first; i < pts.size(); ++i) {
-      Pair(&points, pts[i]->time, pts[i]->value);
+      // x is the run: the session's number in the selection, oldest 1.
+      const int run = pts[i]->session + 1;
       auto [lo, hi] = Band(*pts[i]);
       bool bounded = std::isfinite(lo) || std::isfinite(hi);
+      bool ok = !bounded || (pts[i]->value >= lo && pts[i]->value <= hi);
+      Quad(&points, run, pts[i]->value, pts[i]->time, ok);
       if (bounded) {
-        lo = std::isfinite(lo) ? lo : std::min(vmin, hi) - pad;
-        hi = std::isfinite(hi) ? hi : std::max(vmax, lo) + pad;
+        lo = std::isfinite(lo) ? lo : std::min(clip_lo, hi);
+        hi = std::isfinite(hi) ? hi : std::max(clip_hi, lo);
       }
       bool changed = bounded ? !(lo == band_lo && hi == band_hi) : !std::isnan(band_lo);
-      if (changed || (bounded && i + 1 == pts.size())) Triple(&band, pts[i]->time, lo, hi);
+      if (changed || (bounded && i + 1 == pts.size())) Triple(&band, run, lo, hi);
       band_lo = bounded ? lo : NAN;
       band_hi = bounded ? hi : NAN;
     }
@@ -234,6 +253,7 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
   }
   j["breakdown"] = bd;
   j["breakdown_groups"] = StepGroups();
+  j["cv_limit_pct"] = in.cv_limit_pct;
   Json sc = Json::array();
   for (const auto& c : ScalingCurves(t, LowerBetter)) {
     Json pts = Json::array();

@@ -34,6 +34,7 @@ struct ReportInput {
   std::string store_path, version;
   double generated = 0;                  // seconds since the epoch
   int max_points = 500;
+  double cv_limit_pct = 5;  // run-to-run CV above it is highlighted
 };
 
 // The data as JSON text, "</" written "<\/" so that it can stand inside a

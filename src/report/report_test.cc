@@ -48,7 +48,11 @@ TEST(ReportData, SeriesChangePointsFailuresAndLimits) {
   const auto& s = j["series"][0];
   EXPECT_EQ(s["total"], 12);
   EXPECT_EQ(s["points"].size(), 5u);  // max_points, the latest
-  EXPECT_EQ(s["points"][0][0], 7001.0);
+  // [run, value, time, ok]: the 8th session of 12, at 7001 s, below the
+  // lower bound (90 GB/s).
+  EXPECT_EQ(s["points"][0][0], 8);
+  EXPECT_EQ(s["points"][0][2], 7001.0);
+  EXPECT_EQ(s["points"][0][3], 0);
   // Lower bound 90 GB/s; the unbounded upper side ends above the values.
   ASSERT_EQ(s["band"].size(), 2u);  // a step line: the start and the end of one level
   EXPECT_DOUBLE_EQ(s["band"][0][1].get<double>(), 90);

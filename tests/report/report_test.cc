@@ -237,6 +237,12 @@ TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
                                                "<td class=\"num\">0.0 %</td><td class=\"num\">80.5 %</td>"
                                                "<td class=\"num\">13.0 %</td>")))
       << bt;
+  // issue 17, item 4: the 12 values at 79/81 GB/s are outside bw's band
+  // (100 GB/s -10 %/+10 %) and are drawn red; the 12 at 99/101 are not.
+  std::smatch failing;
+  ASSERT_TRUE(std::regex_search(dom, failing, std::regex("data-name=\"bw [^\"]* bw\"[^>]*data-failing=\"(\\d+)\"")))
+      << dom.substr(0, 3000);
+  EXPECT_EQ(failing[1], "12");
   // Every bar has its label (the chart is told not to skip any).
   EXPECT_NE(dom.find("data-labels=\"train\""), std::string::npos) << dom.substr(0, 3000);
 
