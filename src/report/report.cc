@@ -32,8 +32,16 @@ Json Latest(const ReportInput& in) {
   if (in.sessions.empty()) return nullptr;
   const StoredSession& s = in.sessions.back();
   Json failures = Json::array(), perf = Json::array();
+  // The counts of the cases in the selection (-n, -t, --system), not of
+  // the whole session.
+  std::map<std::string, int> n = {{"total", 0}, {"passed", 0}, {"failed", 0}, {"skipped", 0}, {"cancelled", 0}};
   for (const auto& sc : in.latest_cases) {
     const CaseResult& c = sc.c;
+    ++n["total"];
+    if (c.result == "pass") ++n["passed"];
+    else if (c.result == "fail") ++n["failed"];
+    else if (c.result == "skip") ++n["skipped"];
+    else if (c.result == "cancelled") ++n["cancelled"];
     std::string label = c.display_name.empty() ? c.name : c.display_name;
     if (c.repetition) label += " [rep " + std::to_string(c.repetition) + "]";
     if (c.result != "pass")
@@ -52,7 +60,8 @@ Json Latest(const ReportInput& in) {
     }
   }
   return {{"session_id", s.info.session_id}, {"system", s.info.system}, {"hostname", s.info.hostname},
-          {"start_time", s.info.start_time}, {"counts", Counts(s)}, {"failures", failures}, {"perf", perf}};
+          {"start_time", s.info.start_time}, {"counts", Json(n)}, {"session_counts", Counts(s)},
+          {"failures", failures}, {"perf", perf}};
 }
 
 // A number as JSON: the shortest text that reads back the same; null for
@@ -195,7 +204,8 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
       const int run = pts[i]->session + 1;
       auto [lo, hi] = Band(*pts[i]);
       bool bounded = std::isfinite(lo) || std::isfinite(hi);
-      bool ok = !bounded || (pts[i]->value >= lo && pts[i]->value <= hi);
+      // An unbounded side is NaN (Band).
+      bool ok = (!std::isfinite(lo) || pts[i]->value >= lo) && (!std::isfinite(hi) || pts[i]->value <= hi);
       Quad(&points, run, pts[i]->value, pts[i]->time, ok);
       if (bounded) {
         lo = std::isfinite(lo) ? lo : std::min(clip_lo, hi);

@@ -53,6 +53,12 @@ TEST(ReportData, SeriesChangePointsFailuresAndLimits) {
   EXPECT_EQ(s["points"][0][0], 8);
   EXPECT_EQ(s["points"][0][2], 7001.0);
   EXPECT_EQ(s["points"][0][3], 0);
+  // Bounded below only (no upper threshold): a value above 90 is inside.
+  ReportInput above = Input();
+  above.table.points.back().value = 95;
+  auto k = ReportData(above);
+  EXPECT_EQ(k["series"][0]["points"][4][1], 95.0);
+  EXPECT_EQ(k["series"][0]["points"][4][3], 1);
   // Lower bound 90 GB/s; the unbounded upper side ends above the values.
   ASSERT_EQ(s["band"].size(), 2u);  // a step line: the start and the end of one level
   EXPECT_DOUBLE_EQ(s["band"][0][1].get<double>(), 90);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <regex>
@@ -243,6 +244,19 @@ TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
   ASSERT_TRUE(std::regex_search(dom, failing, std::regex("data-name=\"bw [^\"]* bw\"[^>]*data-failing=\"(\\d+)\"")))
       << dom.substr(0, 3000);
   EXPECT_EQ(failing[1], "12");
+  // issue 17: the first screen (1280x800) holds the regression: the test's
+  // case and its percentage; the breakdown and scaling follow it.
+  std::string first = Chromium("--window-size=1280,800 --dump-dom 'file://" + *dir_ + "/report.html'");
+  std::smatch seen;
+  ASSERT_TRUE(std::regex_search(first, seen, std::regex("data-first-screen-changes=\"([^\"]*)\""))) << first.substr(0, 2000);
+  EXPECT_NE(seen[1].str().find("bw %level="), std::string::npos) << seen[1];
+  EXPECT_NE(seen[1].str().find("-20.0%"), std::string::npos) << seen[1];
+  EXPECT_NE(seen[1].str().find("regression"), std::string::npos) << seen[1];
+  size_t changes = first.find("id=\"changes\""), breakdown = first.find("id=\"breakdown\""),
+         scaling = first.find("id=\"scaling\""), latest = first.find("id=\"references\"");
+  EXPECT_LT(changes, breakdown);
+  EXPECT_LT(breakdown, scaling);
+  EXPECT_LT(scaling, latest);
   // Every bar has its label (the chart is told not to skip any).
   EXPECT_NE(dom.find("data-labels=\"train\""), std::string::npos) << dom.substr(0, 3000);
 
@@ -253,6 +267,34 @@ TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
   Chromium("--window-size=1280,3200 --screenshot=" + shot + " '" + url + "'");
   ASSERT_TRUE(e2e::Exists(shot));
   EXPECT_GT(e2e::Read(shot).size(), 20000u);  // a real page, not a blank image
+}
+
+// issue 17, item 4: the selection applies to every section, the summary
+// cards included, and "Latest results" lists every series of it with its
+// last value, its band, its verdict and a trend line.
+TEST_F(ReportTest, TheSelectionAppliesToEverySection) {
+  Output o = Hetbench({"report", "--store", "r.db", "-n", "^bw", "-o", "bw.html"}, *dir_);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  std::string dom = Chromium("--window-size=1280,1600 --dump-dom 'file://" + *dir_ + "/bw.html'");
+  EXPECT_NE(dom.find("data-errors=\"\""), std::string::npos) << dom.substr(0, 2000);
+  // The latest session has 12 cases (6 tests' cases, 2 repetitions); 2 are bw's.
+  EXPECT_NE(dom.find("The counts are of the 2 of its 12 cases in this selection."), std::string::npos)
+      << dom.substr(0, 4000);
+  EXPECT_TRUE(std::regex_search(dom, std::regex("<div class=\"n \">2</div><div class=\"l\">total</div>")))
+      << dom.substr(0, 4000);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(dom, m, std::regex("<table id=\"latest-table\">.*?</table>"))) << dom.substr(0, 4000);
+  std::string latest = m.str();
+  // One series, bw: its last value (79 or 81) is below the band 90-110.
+  const std::regex tr("<tr>");
+  auto rows = std::distance(std::sregex_iterator(latest.begin(), latest.end(), tr), std::sregex_iterator());
+  EXPECT_EQ(rows, 2) << "the header and bw's row: " << latest;
+  EXPECT_TRUE(std::regex_search(latest, std::regex("<td class=\"\">bw</td><td class=\"num\">(79|81) GB/s</td>"
+                                                   "<td class=\"num\">12</td><td class=\"num\">90 \u2013 110</td>"
+                                                   "<td><span class=\"fail\">fail</span></td><td><svg")))
+      << latest;
+  EXPECT_NE(latest.find("<circle"), std::string::npos) << "the failing values are red dots on the trend";
+  EXPECT_EQ(latest.find("throughput"), std::string::npos) << "other tests are not in the selection";
 }
 
 TEST_F(ReportTest, ReportOfOneSessionAndBadOptions) {
