@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <regex>
+#include <set>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -16,7 +17,7 @@ namespace hb {
 namespace {
 
 bool IsScalingParameter(const std::string& name) {
-  static const std::regex kRe("^(num_)?(nodes|tasks|ranks|procs|gpus|devices|workers|np)$", std::regex::icase);
+  static const std::regex kRe("^(num_)?(nodes|tasks|ranks|procs|gpus|devices|workers|threads|np)$", std::regex::icase);
   return std::regex_match(name, kRe);
 }
 
@@ -35,9 +36,19 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
     std::string key, parameter, label;
     double scale = 0;
   };
+  // Which series are scaled: a test's figure of merit when it declares
+  // one; else its rates (a unit per second: throughputs, bandwidths).
+  std::set<std::string> declares;
+  for (const auto& k : t.series)
+    if (k.figure_of_merit) declares.insert(k.name);
+  auto scaled = [&](const PerfSeriesKey& k) {
+    if (declares.count(k.name)) return k.figure_of_merit;
+    return k.unit.size() > 2 && k.unit.compare(k.unit.size() - 2, 2, "/s") == 0;
+  };
   std::vector<Member> members(t.series.size());
   for (size_t s = 0; s < t.series.size(); ++s) {
     const PerfSeriesKey& k = t.series[s];
+    if (!scaled(k)) continue;  // no parameter: a family of its own, left out below
     nlohmann::json params = nlohmann::json::parse(k.parameters, nullptr, false);
     Member m;
     std::string rest, label = k.name;
@@ -70,6 +81,7 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
   std::vector<int> family_series(family_of_key.size(), -1);
   for (const auto& p : t.points) {
     const Member& m = members[p.series];
+    if (m.key.empty()) continue;  // not scaled
     double scale = m.parameter.empty() ? p.num_tasks : m.scale;
     if (scale <= 0) continue;
     by_family[family[p.series]][scale].push_back(p.value);

@@ -1,9 +1,11 @@
 // The analyses the ML studies need, over the values of a PerfTable:
 //
-// Scaling. Series that differ only in a scaling parameter (a parameter
+// Scaling. Of each test, its figure of merit (the variable it marks
+// `figure_of_merit: true`), or, when it marks none, its rates (a unit per
+// second). Series that differ only in a scaling parameter (a parameter
 // named nodes, num_nodes, tasks, num_tasks, ranks, procs, gpus, num_gpus,
-// devices, workers or np; else the case's num_tasks when the parameters are
-// equal) form a curve. At each scale the value is the median of the
+// devices, workers, threads or np; else the case's num_tasks when the
+// parameters are equal) form a curve. At each scale the value is the median of the
 // values in the table. Against the smallest scale N0:
 //   speedup(N)    = v(N) / v(N0) for higher-is-better variables
 //                   (throughputs), v(N0) / v(N) for lower-is-better ones

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace hb {
 namespace {
 
@@ -42,10 +44,12 @@ TEST(Scaling, SpeedupAndEfficiencyAgainstTheSmallestScale) {
   Add(&t, Key("step_time", "s", R"({"model":"resnet","nodes":"4"})", "train %model=resnet %nodes=4"), 0, 0.5);
   // A lone series is no curve.
   Add(&t, Key("throughput", "samples/s", R"({"model":"cosmo","nodes":"1"})", "train %model=cosmo %nodes=1"), 0, 9);
+  // No figure of merit declared: the rates scale (throughput), not the
+  // times (step_time).
   auto curves = ScalingCurves(t, TimeIsLower);
-  ASSERT_EQ(curves.size(), 2u);
-  const ScalingCurve* thr = curves[0].var == "throughput" ? &curves[0] : &curves[1];
-  const ScalingCurve* st = curves[0].var == "throughput" ? &curves[1] : &curves[0];
+  ASSERT_EQ(curves.size(), 1u);
+  const ScalingCurve* thr = &curves[0];
+  EXPECT_EQ(thr->var, "throughput");
   EXPECT_EQ(thr->parameter, "nodes");
   EXPECT_EQ(thr->label, "train %model=resnet");
   ASSERT_EQ(thr->points.size(), 3u);
@@ -54,9 +58,30 @@ TEST(Scaling, SpeedupAndEfficiencyAgainstTheSmallestScale) {
   EXPECT_DOUBLE_EQ(thr->points[2].ideal, 4);
   EXPECT_DOUBLE_EQ(thr->points[2].speedup, 300.0 / 101);
   EXPECT_DOUBLE_EQ(thr->points[2].efficiency, 300.0 / 101 / 4);
+  // A test that marks step_time its figure of merit scales that alone.
+  for (auto& k : t.series)
+    if (k.var == "step_time") k.figure_of_merit = true;
+  curves = ScalingCurves(t, TimeIsLower);
+  ASSERT_EQ(curves.size(), 1u);
+  const ScalingCurve* st = &curves[0];
+  EXPECT_EQ(st->var, "step_time");
   EXPECT_TRUE(st->lower_is_better);
   EXPECT_DOUBLE_EQ(st->points[1].speedup, 2);
   EXPECT_DOUBLE_EQ(st->points[1].efficiency, 0.5);
+}
+
+TEST(Scaling, ThreadsIsAnAxisAndLossIsNotScaled) {
+  PerfTable t;
+  for (const char* n : {"1", "2", "4"}) {
+    std::string params = std::string(R"({"threads":")") + n + "\"}";
+    Add(&t, Key("gflops", "GFLOP/s", params, std::string("gemm %threads=") + n), 0, 10.0 * std::atoi(n));
+    Add(&t, Key("delta_loss", "", params, std::string("gemm %threads=") + n), 0, 0.1);
+  }
+  auto curves = ScalingCurves(t, TimeIsLower);
+  ASSERT_EQ(curves.size(), 1u);
+  EXPECT_EQ(curves[0].var, "gflops");
+  EXPECT_EQ(curves[0].parameter, "threads");
+  EXPECT_DOUBLE_EQ(curves[0].points[2].efficiency, 1);
 }
 
 TEST(Scaling, NumTasksWhenNoParameterScales) {

@@ -257,6 +257,16 @@ TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
   EXPECT_LT(changes, breakdown);
   EXPECT_LT(breakdown, scaling);
   EXPECT_LT(scaling, latest);
+  // The scaling card of `scale`: throughput 100, 190, 370 samples/s on 1,
+  // 2 and 4 nodes, efficiency 95 % and 92.5 %; no badge above 50 %.
+  std::smatch card;
+  ASSERT_TRUE(std::regex_search(dom, card, std::regex("<div class=\"chart tall\" data-name=\"scaling scale nodes\"[^>]*>.*?</table>")))
+      << dom.substr(0, 3000);
+  std::string sc = card.str();
+  EXPECT_NE(sc.find("data-variants=\"1\""), std::string::npos) << sc;
+  EXPECT_NE(sc.find("data-min-efficiency=\"0.925\""), std::string::npos) << sc;
+  EXPECT_NE(sc.find(">92.5%<"), std::string::npos) << sc;
+  EXPECT_EQ(sc.find("badge worse"), std::string::npos) << sc;
   // Every bar has its label (the chart is told not to skip any).
   EXPECT_NE(dom.find("data-labels=\"train\""), std::string::npos) << dom.substr(0, 3000);
 
