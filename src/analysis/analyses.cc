@@ -57,7 +57,11 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
         std::string v = JsonStringOrDump(it.value());
         char* end = nullptr;
         double scale = std::strtod(v.c_str(), &end);
-        if (m.parameter.empty() && IsScalingParameter(it.key()) && end && *end == '\0' && scale > 0) {
+        // The test's scaling_axes when it declares them, else by name.
+        bool axis = k.scaling_axes.empty() ? IsScalingParameter(it.key())
+                                           : std::find(k.scaling_axes.begin(), k.scaling_axes.end(), it.key()) !=
+                                                 k.scaling_axes.end();
+        if (m.parameter.empty() && axis && end && *end == '\0' && scale > 0) {
           m.parameter = it.key();
           m.scale = scale;
         } else {
@@ -66,6 +70,9 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
         }
       }
     }
+    bool tasks_axis = k.scaling_axes.empty() ||
+                      std::find(k.scaling_axes.begin(), k.scaling_axes.end(), "num_tasks") != k.scaling_axes.end();
+    if (m.parameter.empty() && !tasks_axis) continue;  // declared axes, none of them here
     m.key = k.name + "\x1f" + k.system + "\x1f" + k.partition + "\x1f" + k.environ + "\x1f" + k.var + "\x1f" +
             k.unit + "\x1f" + rest + m.parameter;
     m.label = label;

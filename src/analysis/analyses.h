@@ -5,7 +5,8 @@
 // second). Series that differ only in a scaling parameter (a parameter
 // named nodes, num_nodes, tasks, num_tasks, ranks, procs, gpus, num_gpus,
 // devices, workers, threads or np; else the case's num_tasks when the
-// parameters are equal) form a curve. At each scale the value is the median of the
+// parameters are equal; or, when the test declares `scaling_axes`, only
+// those parameters, and num_tasks only if listed) form a curve. At each scale the value is the median of the
 // values in the table. Against the smallest scale N0:
 //   speedup(N)    = v(N) / v(N0) for higher-is-better variables
 //                   (throughputs), v(N0) / v(N) for lower-is-better ones

@@ -70,6 +70,26 @@ TEST(Scaling, SpeedupAndEfficiencyAgainstTheSmallestScale) {
   EXPECT_DOUBLE_EQ(st->points[1].efficiency, 0.5);
 }
 
+// A test's scaling_axes choose the axes: here `batch`, which the names
+// alone would not, and not `threads`.
+TEST(Scaling, DeclaredAxesChooseTheParameter) {
+  PerfTable t;
+  for (const char* b : {"8", "16"})
+    for (const char* n : {"1", "2"}) {
+      std::string params = std::string(R"({"batch":")") + b + R"(","threads":")" + n + "\"}";
+      PerfSeriesKey k = Key("tput", "samples/s", params, std::string("train %batch=") + b + " %threads=" + n);
+      k.scaling_axes = {"batch"};
+      Add(&t, k, 0, std::atoi(b) * 10.0 + std::atoi(n));
+    }
+  auto curves = ScalingCurves(t, TimeIsLower);
+  ASSERT_EQ(curves.size(), 2u);  // one per thread count
+  for (const auto& c : curves) {
+    EXPECT_EQ(c.parameter, "batch");
+    ASSERT_EQ(c.points.size(), 2u);
+    EXPECT_DOUBLE_EQ(c.points[0].scale, 8);
+  }
+}
+
 TEST(Scaling, ThreadsIsAnAxisAndLossIsNotScaled) {
   PerfTable t;
   for (const char* n : {"1", "2", "4"}) {

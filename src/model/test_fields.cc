@@ -834,6 +834,7 @@ const std::map<std::string, Handler>& Handlers() {
       {"descr", String(&TestSpec::descr, "descr")},
       {"tags", StringList(&TestSpec::tags, "tags")},
       {"maintainers", StringList(&TestSpec::maintainers, "maintainers")},
+      {"scaling_axes", StringList(&TestSpec::scaling_axes, "scaling_axes")},
       {"valid_systems", StringList(&TestSpec::valid_systems, "valid_systems")},
       {"valid_prog_environs", StringList(&TestSpec::valid_prog_environs, "valid_prog_environs")},
       {"valid_environs", StringList(&TestSpec::valid_prog_environs, "valid_environs")},
@@ -939,6 +940,18 @@ Status FinishTestSpec(TestSpec* spec, bool check_required) {
     SourceMark m = spec->mark;
     return Status::Error(m, "test '" + spec->name + "' has no 'executable' (the program to run; a Kubernetes test "
                             "whose k8s.manifest has containers with their own command needs none)");
+  }
+  // A scaling axis is one of the test's parameters, or num_tasks.
+  for (const auto& axis : spec->scaling_axes) {
+    bool known = axis == "num_tasks";
+    for (const auto& [name, values] : spec->parameters) known |= name == axis;
+    if (known || !check_required) continue;
+    auto it = spec->marks.find("scaling_axes");
+    std::vector<std::string> names = {"num_tasks"};
+    for (const auto& [name, values] : spec->parameters) names.push_back(name);
+    return Status::Error(it != spec->marks.end() ? it->second : spec->mark,
+                         "scaling_axes: '" + axis + "' is not a parameter of the test (nor num_tasks)" +
+                             DidYouMean(axis, names));
   }
   // keep_files are globs below the stage folder: an absolute path or a
   // '..' would copy (or, after a glob, name) files elsewhere.

@@ -538,3 +538,21 @@ performance:
 
 }  // namespace
 }  // namespace hb
+
+namespace hb {
+namespace {
+
+TEST(TestLoader, ScalingAxesNameParameters) {
+  auto r = LoadTestsFromString("name: t\nexecutable: x\nsanity: [{exit_code: 0}]\nparameters: {ranks: [1, 2]}\n"
+                               "scaling_axes: [ranks, num_tasks]\n",
+                               "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.status().str();
+  EXPECT_EQ(r->specs[0]->scaling_axes, (std::vector<std::string>{"ranks", "num_tasks"}));
+  EXPECT_EQ(LoadError("name: t\nexecutable: x\nsanity: [{exit_code: 0}]\nparameters: {ranks: [1, 2]}\n"
+                      "scaling_axes: [rank]\n")
+                .str(),
+            "t.yaml:5:1: scaling_axes: 'rank' is not a parameter of the test (nor num_tasks), did you mean 'ranks'?");
+}
+
+}  // namespace
+}  // namespace hb

@@ -95,6 +95,9 @@ struct TestSpec {
   std::string extends;
   bool abstract = false;  // only a base for `extends`; never run
   std::vector<std::string> tags, maintainers;
+  // Parameters (or num_tasks) over which the report draws the scaling of
+  // the test's figure of merit; empty = by parameter name (analyses.h).
+  std::vector<std::string> scaling_axes;
   std::vector<std::string> valid_systems = {"*"};
   std::vector<std::string> valid_prog_environs = {"*"};
   // Parameters in file order; values as shown in names (scalars as

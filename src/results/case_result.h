@@ -30,6 +30,7 @@ struct CaseResult {
   // Variables the test marks loggable (perflog attributes check_NAME).
   std::vector<std::pair<std::string, std::string>> variables;
   std::vector<std::string> tags, maintainers;
+  std::vector<std::string> scaling_axes;  // the test's scaling_axes
   std::string system, partition, environ;
 
   std::string result = "pass";  // pass | fail | skip | cancelled

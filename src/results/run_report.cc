@@ -72,7 +72,7 @@ Json CaseToJson(const CaseResult& c) {
           {"descr", c.descr},   {"file", c.file},
           {"parameters", PairsToJson(c.parameters)},
           {"variables", PairsToJson(c.variables)},
-          {"tags", c.tags},     {"maintainers", c.maintainers},
+          {"tags", c.tags},     {"maintainers", c.maintainers}, {"scaling_axes", c.scaling_axes},
           {"system", c.system}, {"partition", c.partition},
           {"environ", c.environ},
           {"result", c.result}, {"fail_stage", c.fail_stage},
@@ -287,6 +287,7 @@ void IdentityFromJson(const Json& j, CaseResult& c) {
   ReadPairs(j, "variables", c.variables);
   Read(j, "tags", c.tags);
   Read(j, "maintainers", c.maintainers);
+  Read(j, "scaling_axes", c.scaling_axes);
   Read(j, "system", c.system);
   Read(j, "partition", c.partition);
   Read(j, "environ", c.environ);

@@ -123,8 +123,13 @@ ALTER TABLE perf ADD COLUMN figure_of_merit INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE perf ADD COLUMN better TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 4: a case's scaling axes (the test's scaling_axes).
+constexpr const char* kSchemaV4 = R"sql(
+ALTER TABLE cases ADD COLUMN scaling_axes TEXT NOT NULL DEFAULT '[]';
+)sql";
+
 const std::vector<std::string>& BuiltinMigrations() {
-  static const std::vector<std::string> steps = {kSchemaV1, kSchemaV2, kSchemaV3};
+  static const std::vector<std::string> steps = {kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4};
   return steps;
 }
 

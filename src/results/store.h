@@ -22,7 +22,8 @@
 // Version 2 adds utf8_replaced to sessions and cases: a JSON list of the
 // pointers ("/fail_reason") of the fields whose bytes were not UTF-8 and
 // became U+FFFD. Version 3 adds figure_of_merit and better to perf: what
-// the test declared of the variable (check/reference.h, PerfResult).
+// the test declared of the variable (check/reference.h, PerfResult);
+// version 4 adds scaling_axes to cases (the test's, a JSON list).
 // Lists and maps are JSON text; times are seconds since the epoch. Deleting
 // a session deletes its cases and their values (ON DELETE CASCADE).
 //
@@ -49,7 +50,7 @@ struct sqlite3;
 
 namespace hb {
 
-inline constexpr int kStoreSchemaVersion = 3;
+inline constexpr int kStoreSchemaVersion = 4;
 
 // A session as the store lists it: what `hetbench run` knew, where it came
 // from ("hetbench", "hetbench-report", "reframe-perflog", "reframe-db")
@@ -93,6 +94,7 @@ struct PerfSeriesKey {
   // part of the series' identity.
   std::string better;  // "higher", "lower" or "" (by the unit)
   bool figure_of_merit = false;
+  std::vector<std::string> scaling_axes;  // the test's scaling_axes
   bool operator==(const PerfSeriesKey& o) const {
     return name == o.name && display_name == o.display_name && system == o.system && partition == o.partition &&
            environ == o.environ && var == o.var && unit == o.unit && parameters == o.parameters;

@@ -7,8 +7,11 @@
 #include <unordered_map>
 #include <variant>
 
+#include <nlohmann/json.hpp>
+
 #include "check/regex.h"
 #include "results/store_internal.h"
+#include "util/json_field.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -250,7 +253,7 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
       db_,
       "SELECT c.id, s.id, s.session_id, s.start_time, s.system, s.hostname, c.name, c.display_name, c.system, "
       "c.partition, c.environ, c.parameters, c.start_time, c.repetition, c.num_tasks, c.num_gpus_per_node, "
-      "c.result" + from,
+      "c.result, c.scaling_axes" + from,
       path_);
   if (!cases.ok()) return cases.status();
   w.Bind(*cases);
@@ -278,9 +281,15 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
       key += '\x1f';
     }
     auto [git, new_group] = group_index.try_emplace(key, static_cast<int>(groups.size()));
-    if (new_group)
+    if (new_group) {
       groups.push_back({cases->Text(6), cases->Text(7), cases->Text(8), cases->Text(9), cases->Text(10), "", "",
                         cases->Text(11)});
+      if (cases->TextView(17) != "[]") {  // the test's scaling_axes: a JSON list of names
+        nlohmann::json axes = nlohmann::json::parse(cases->Text(17), nullptr, false);
+        for (const auto& a : axes.is_array() ? axes : nlohmann::json::array())
+          if (const std::string* name = JsonStringPtr(a)) groups.back().scaling_axes.push_back(*name);
+      }
+    }
     case_rows.push_back({cases->Int(0),
                          {git->second, sit->second, cases->Double(12), static_cast<int>(cases->Int(13)),
                           static_cast<int>(cases->Int(14)), static_cast<int>(cases->Int(15)),

@@ -141,7 +141,7 @@ const std::vector<std::string> kCaseColumns = {
     "timings",      "job_id",       "job_state",         "exit_code",         "nodelist",
     "job_submit_time", "job_completion_time", "job_noticed_time", "num_tasks", "num_tasks_per_node",
     "num_cpus_per_task", "num_gpus_per_node", "exclusive_access", "env_vars", "modules",
-    "extra_resources", "stagedir",   "outputdir",         "utf8_replaced"};
+    "extra_resources", "stagedir",   "outputdir",         "utf8_replaced",     "scaling_axes"};
 
 void BindCase(SqliteStmt& st, int first, const CaseResult& c, const std::string& sha) {
   Binder(st, first)(c.id)(c.name)(c.display_name)(c.unique_name)(c.descr)(c.file)(sha)(Pairs(c.parameters))(
@@ -153,7 +153,7 @@ void BindCase(SqliteStmt& st, int first, const CaseResult& c, const std::string&
       .Time(c.job_completion_time)
       .Time(c.job_noticed_time)(c.num_tasks)(c.num_tasks_per_node)(c.num_cpus_per_task)(c.num_gpus_per_node)(
           c.exclusive_access ? 1 : 0)(Pairs(c.env_vars))(JsonText(Json(c.modules)))(JsonText(Json(c.extra_resources)))(
-          c.stagedir)(c.outputdir)(JsonText(Json(InvalidUtf8Fields(c))));
+          c.stagedir)(c.outputdir)(JsonText(Json(InvalidUtf8Fields(c))))(JsonText(Json(c.scaling_axes)));
 }
 
 CaseResult ReadCase(const SqliteStmt& st, int first, std::string* sha, std::vector<std::string>* utf8_replaced) {
@@ -198,6 +198,7 @@ CaseResult ReadCase(const SqliteStmt& st, int first, std::string* sha, std::vect
   c.stagedir = r.Text();
   c.outputdir = r.Text();
   *utf8_replaced = ListFrom(r.JsonValue());
+  c.scaling_axes = ListFrom(r.JsonValue());
   return c;
 }
 

@@ -245,6 +245,7 @@ TEST(Store, FigureOfMeritAndBetterAreKept) {
   loss.value = 0.5;
   loss.better = "lower";
   c.perf = {tput, loss};
+  c.scaling_axes = {"ranks"};
   ASSERT_TRUE(store->Add(Session("s1", 1000), {c}).ok());
   EXPECT_EQ(Sql(path, "SELECT group_concat(name || ':' || figure_of_merit || ':' || better, ' ') FROM "
                       "(SELECT * FROM perf ORDER BY id)"),
@@ -258,6 +259,8 @@ TEST(Store, FigureOfMeritAndBetterAreKept) {
   ASSERT_EQ(table->series.size(), 2u);
   EXPECT_TRUE(table->series[0].figure_of_merit);
   EXPECT_EQ(table->series[1].better, "lower");
+  EXPECT_EQ(table->series[0].scaling_axes, std::vector<std::string>{"ranks"});
+  EXPECT_EQ((*cases)[0].c.scaling_axes, std::vector<std::string>{"ranks"});
 }
 
 // A store of schema version 1 (before utf8_replaced and figure_of_merit) is migrated when
@@ -272,6 +275,7 @@ TEST(Store, VersionOneStoresAreMigrated) {
   }
   SqlExec(path, "ALTER TABLE cases DROP COLUMN utf8_replaced; ALTER TABLE sessions DROP COLUMN utf8_replaced; "
                 "ALTER TABLE perf DROP COLUMN figure_of_merit; ALTER TABLE perf DROP COLUMN better; "
+                "ALTER TABLE cases DROP COLUMN scaling_axes; "
                 "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   auto store = MustOpen(path, Existing());
   ASSERT_TRUE(store);

@@ -381,6 +381,7 @@ void Executor::FillIdentity(const Task& t, CaseResult* r) {
   r->variables = c.loggable;
   r->tags = c.spec->tags;
   r->maintainers = c.spec->maintainers;
+  r->scaling_axes = c.spec->scaling_axes;
   r->system = c.system;
   r->partition = c.partition;
   r->environ = c.environ;

@@ -191,7 +191,7 @@ TEST(StoreE2E, RefusesANewerStoreAndBadArguments) {
   e2e::Shell("sqlite3 '" + store + "' \"UPDATE meta SET value = '9' WHERE key = 'schema_version'\"");
   auto r = Hetbench({"results", "sessions"}, dir, 30, StoreEnv(store));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("results store schema version 9 is newer than this hetbench understands (3)"),
+  EXPECT_NE(r.err.find("results store schema version 9 is newer than this hetbench understands (4)"),
             std::string::npos)
       << r.err;
   r = Hetbench({"results", "sessions", "--since", "yesterday"}, dir, 30, StoreEnv(store));
