@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 #include <regex>
-#include <set>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -36,15 +35,9 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
     std::string key, parameter, label;
     double scale = 0;
   };
-  // Which series are scaled: a test's figure of merit when it declares
-  // one; else its rates (a unit per second: throughputs, bandwidths).
-  std::set<std::string> declares;
-  for (const auto& k : t.series)
-    if (k.figure_of_merit) declares.insert(k.name);
-  auto scaled = [&](const PerfSeriesKey& k) {
-    if (declares.count(k.name)) return k.figure_of_merit;
-    return k.unit.size() > 2 && k.unit.compare(k.unit.size() - 2, 2, "/s") == 0;
-  };
+  // Only figures of merit are scaled (a loss or a part of a step has no
+  // meaningful speedup).
+  auto scaled = [](const PerfSeriesKey& k) { return k.figure_of_merit; };
   std::vector<Member> members(t.series.size());
   for (size_t s = 0; s < t.series.size(); ++s) {
     const PerfSeriesKey& k = t.series[s];

@@ -1,8 +1,7 @@
 // The analyses the ML studies need, over the values of a PerfTable:
 //
 // Scaling. Of each test, its figure of merit (the variable it marks
-// `figure_of_merit: true`), or, when it marks none, its rates (a unit per
-// second). Series that differ only in a scaling parameter (a parameter
+// `figure_of_merit: true`) only. Series that differ only in a scaling parameter (a parameter
 // named nodes, num_nodes, tasks, num_tasks, ranks, procs, gpus, num_gpus,
 // devices, workers, threads or np; else the case's num_tasks when the
 // parameters are equal; or, when the test declares `scaling_axes`, only

@@ -30,22 +30,28 @@ PerfSeriesKey Key(const std::string& var, const std::string& unit, const std::st
   return {"train", display, "sys", "gpu", "env", var, unit, params};
 }
 
+// The key of a test's figure of merit.
+PerfSeriesKey Fom(PerfSeriesKey k) {
+  k.figure_of_merit = true;
+  return k;
+}
+
 bool TimeIsLower(const std::string&, const std::string& unit) { return unit == "s"; }
 
 TEST(Scaling, SpeedupAndEfficiencyAgainstTheSmallestScale) {
   PerfTable t;
   // Throughput over a `nodes` parameter, with another parameter kept.
-  Add(&t, Key("throughput", "samples/s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1"), 0, 100);
-  Add(&t, Key("throughput", "samples/s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1"), 1, 102);
-  Add(&t, Key("throughput", "samples/s", R"({"model":"resnet","nodes":"2"})", "train %model=resnet %nodes=2"), 0, 190);
-  Add(&t, Key("throughput", "samples/s", R"({"model":"resnet","nodes":"4"})", "train %model=resnet %nodes=4"), 0, 300);
+  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1")), 0, 100);
+  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1")), 1, 102);
+  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"2"})", "train %model=resnet %nodes=2")), 0, 190);
+  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"4"})", "train %model=resnet %nodes=4")), 0, 300);
   // Time per step over the same: lower is better.
   Add(&t, Key("step_time", "s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1"), 0, 1.0);
   Add(&t, Key("step_time", "s", R"({"model":"resnet","nodes":"4"})", "train %model=resnet %nodes=4"), 0, 0.5);
   // A lone series is no curve.
-  Add(&t, Key("throughput", "samples/s", R"({"model":"cosmo","nodes":"1"})", "train %model=cosmo %nodes=1"), 0, 9);
-  // No figure of merit declared: the rates scale (throughput), not the
-  // times (step_time).
+  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"cosmo","nodes":"1"})", "train %model=cosmo %nodes=1")), 0, 9);
+  // The figure of merit (throughput) scales; step_time, not marked, does
+  // not.
   auto curves = ScalingCurves(t, TimeIsLower);
   ASSERT_EQ(curves.size(), 1u);
   const ScalingCurve* thr = &curves[0];
@@ -59,8 +65,7 @@ TEST(Scaling, SpeedupAndEfficiencyAgainstTheSmallestScale) {
   EXPECT_DOUBLE_EQ(thr->points[2].speedup, 300.0 / 101);
   EXPECT_DOUBLE_EQ(thr->points[2].efficiency, 300.0 / 101 / 4);
   // A test that marks step_time its figure of merit scales that alone.
-  for (auto& k : t.series)
-    if (k.var == "step_time") k.figure_of_merit = true;
+  for (auto& k : t.series) k.figure_of_merit = k.var == "step_time";
   curves = ScalingCurves(t, TimeIsLower);
   ASSERT_EQ(curves.size(), 1u);
   const ScalingCurve* st = &curves[0];
@@ -77,7 +82,7 @@ TEST(Scaling, DeclaredAxesChooseTheParameter) {
   for (const char* b : {"8", "16"})
     for (const char* n : {"1", "2"}) {
       std::string params = std::string(R"({"batch":")") + b + R"(","threads":")" + n + "\"}";
-      PerfSeriesKey k = Key("tput", "samples/s", params, std::string("train %batch=") + b + " %threads=" + n);
+      PerfSeriesKey k = Fom(Key("tput", "samples/s", params, std::string("train %batch=") + b + " %threads=" + n));
       k.scaling_axes = {"batch"};
       Add(&t, k, 0, std::atoi(b) * 10.0 + std::atoi(n));
     }
@@ -90,11 +95,11 @@ TEST(Scaling, DeclaredAxesChooseTheParameter) {
   }
 }
 
-TEST(Scaling, ThreadsIsAnAxisAndLossIsNotScaled) {
+TEST(Scaling, ThreadsIsAnAxisAndOnlyTheFigureOfMeritScales) {
   PerfTable t;
   for (const char* n : {"1", "2", "4"}) {
     std::string params = std::string(R"({"threads":")") + n + "\"}";
-    Add(&t, Key("gflops", "GFLOP/s", params, std::string("gemm %threads=") + n), 0, 10.0 * std::atoi(n));
+    Add(&t, Fom(Key("gflops", "GFLOP/s", params, std::string("gemm %threads=") + n)), 0, 10.0 * std::atoi(n));
     Add(&t, Key("delta_loss", "", params, std::string("gemm %threads=") + n), 0, 0.1);
   }
   auto curves = ScalingCurves(t, TimeIsLower);
@@ -106,8 +111,8 @@ TEST(Scaling, ThreadsIsAnAxisAndLossIsNotScaled) {
 
 TEST(Scaling, NumTasksWhenNoParameterScales) {
   PerfTable t;
-  Add(&t, Key("bw", "GB/s", "{}", "allreduce"), 0, 10, 2);
-  Add(&t, Key("bw", "GB/s", "{}", "allreduce"), 1, 15, 4);
+  Add(&t, Fom(Key("bw", "GB/s", "{}", "allreduce")), 0, 10, 2);
+  Add(&t, Fom(Key("bw", "GB/s", "{}", "allreduce")), 1, 15, 4);
   auto curves = ScalingCurves(t, TimeIsLower);
   ASSERT_EQ(curves.size(), 1u);
   EXPECT_EQ(curves[0].parameter, "num_tasks");

@@ -40,7 +40,7 @@ executable_opts: ['-c', '"echo thr: $((100 * {nodes} * 9 / 10 + 10))"']
 sanity:
   - {pattern: 'thr: '}
 performance:
-  throughput: {pattern: 'thr: (\S+)', unit: samples/s}
+  throughput: {pattern: 'thr: (\S+)', unit: samples/s, figure_of_merit: true}
 ---
 name: train
 descr: the per-step parts hetbench-train prints
