@@ -171,12 +171,17 @@ std::string PerformanceTable(const std::vector<CaseResult>& results, const Previ
   static const std::vector<std::string> kNumeric = {"rep", "value", "reference", "lower", "upper", "previous", "change"};
   std::vector<std::vector<std::string>> rows = {header};
   for (const auto& r : results) {
-    for (const auto& p : r.perf) {
+    // A case's figure of merit leads its rows, marked with a star.
+    std::vector<const PerfResult*> perf;
+    for (const auto& p : r.perf) perf.push_back(&p);
+    std::stable_partition(perf.begin(), perf.end(), [](const PerfResult* p) { return p->figure_of_merit; });
+    for (const PerfResult* pp : perf) {
+      const PerfResult& p = *pp;
       double scale = 1;
       auto [value, unit] = ScaledValue(p.value, p.unit, &scale);
       std::vector<std::string> row = {Console::Label(r)};
       if (repeated) row.push_back(std::to_string(r.repetition));
-      row.insert(row.end(), {p.name, value, unit});
+      row.insert(row.end(), {(p.figure_of_merit ? "\u2605 " : "") + p.name, value, unit});
       if (p.reference) {
         const Reference& ref = *p.reference;
         auto pct = [](const std::optional<double>& t) {

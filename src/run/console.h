@@ -69,7 +69,8 @@ class Console {
 // Values are written with 4 significant digits; a value in seconds gets the
 // SI prefix that suits it (575 ns, 12.5 ms, not 5.75e-07 s), with its
 // reference and previous value in the same unit. With --repeat, a `rep`
-// column says which repetition a row is from.
+// column says which repetition a row is from. A case's figure of merit is
+// its first row, marked with a star.
 std::string PerformanceTable(const std::vector<CaseResult>& results, const PreviousValues* previous = nullptr);
 
 // One line per training case (a case that reports at least two parts of a

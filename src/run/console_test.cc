@@ -112,6 +112,17 @@ TEST(Console, ATrainingCaseIsOneLine) {
   EXPECT_NE(out.find("TRAINING\ntrain %ranks=2"), std::string::npos) << out;
 }
 
+TEST(Console, TheFigureOfMeritLeadsItsCase) {
+  CaseResult r = Perf(5, std::nullopt, "none");
+  PerfResult fom = r.perf[0];
+  fom.name = "tput";
+  fom.value = 7;
+  fom.figure_of_merit = true;
+  r.perf.push_back(fom);
+  std::string t = PerformanceTable({r});
+  EXPECT_LT(t.find("\u2605 tput"), t.find("triad")) << t;
+}
+
 TEST(Console, ColorFollowsTheFlagAndNoColor) {
   EXPECT_TRUE(*ColorChoice("auto", true, nullptr));
   EXPECT_TRUE(*ColorChoice("auto", true, ""));   // NO_COLOR= (empty) does not count
