@@ -242,8 +242,8 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
       "Change points: split/merge of the per-session medians (E-divisive candidates; Welch's t-test, "
       "Bonferroni-corrected for the places a candidate was chosen from, p < 0.001; at least 3 sessions on each "
       "side), as Apache Otava does; and a recent shift: the last 5 sessions against at least 10 before them, "
-      "Mann-Whitney U, p < 0.001. A regression is a move in the worse direction (units of time: up; others: "
-      "down).";
+      "Mann-Whitney U, p < 0.001. A regression is a move in the worse direction (the test's `better:`, else by the "
+      "unit: times up, others down).";
 
   Json parts = Json::array();
   for (const auto& [var, group] : StepParts()) parts.push_back(var);
