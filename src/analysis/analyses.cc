@@ -108,7 +108,8 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
     c.var = k.var;
     c.unit = k.unit;
     c.parameter = members[s].parameter.empty() ? "num_tasks" : members[s].parameter;
-    c.lower_is_better = lower_is_better(k.var, k.unit);
+    // What the test declares (`better:`) wins over the unit rule.
+    c.lower_is_better = k.better == "lower" || (k.better != "higher" && lower_is_better(k.var, k.unit));
     double n0 = by_scale.begin()->first, v0 = Median(by_scale.begin()->second);
     for (auto& [scale, values] : by_scale) {
       ScalingPoint p;

@@ -95,6 +95,21 @@ TEST(Scaling, DeclaredAxesChooseTheParameter) {
   }
 }
 
+// `better: lower` on a variable whose unit says nothing of time: the
+// speedup is v(N0) / v(N).
+TEST(Scaling, TheDeclaredDirectionDecidesTheSpeedup) {
+  PerfTable t;
+  for (const char* n : {"1", "2"}) {
+    PerfSeriesKey k = Fom(Key("energy", "J", std::string(R"({"ranks":")") + n + "\"}", std::string("e %ranks=") + n));
+    k.better = "lower";
+    Add(&t, k, 0, n[0] == '1' ? 100 : 50);
+  }
+  auto curves = ScalingCurves(t, TimeIsLower);
+  ASSERT_EQ(curves.size(), 1u);
+  EXPECT_TRUE(curves[0].lower_is_better);
+  EXPECT_DOUBLE_EQ(curves[0].points[1].speedup, 2);
+}
+
 TEST(Scaling, ThreadsIsAnAxisAndOnlyTheFigureOfMeritScales) {
   PerfTable t;
   for (const char* n : {"1", "2", "4"}) {
