@@ -166,13 +166,15 @@ TEST(Breakdown, PartsOfTheLatestSessionInStepOrder) {
   EXPECT_DOUBLE_EQ(b[0].total, 0.7);
   // The groups: 0.1 s of I/O, 0.4 s of compute and 0.2 s of
   // communication in a step of 0.7 s.
-  ASSERT_EQ(b[0].groups.size(), 4u);
+  ASSERT_EQ(b[0].groups.size(), 5u);
   EXPECT_EQ(b[0].groups[0].group, "I/O");
   EXPECT_NEAR(b[0].groups[0].percent, 100 * 0.1 / 0.7, 1e-9);
   EXPECT_EQ(b[0].groups[1].group, "host-to-device");
   EXPECT_DOUBLE_EQ(b[0].groups[1].seconds, 0);
   EXPECT_NEAR(b[0].groups[2].percent, 100 * 0.4 / 0.7, 1e-9);
-  EXPECT_NEAR(b[0].groups[3].percent, 100 * 0.2 / 0.7, 1e-9);
+  EXPECT_EQ(b[0].groups[3].group, "wait");
+  EXPECT_DOUBLE_EQ(b[0].groups[3].seconds, 0);
+  EXPECT_NEAR(b[0].groups[4].percent, 100 * 0.2 / 0.7, 1e-9);
 }
 
 TEST(Breakdown, CasesOfOneModelStandTogetherInNumericOrder) {

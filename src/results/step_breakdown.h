@@ -1,11 +1,13 @@
 // The parts of a training step that hetbench-train reports (data_wait,
-// h2d_copy, forward, backward, allreduce, optimizer, each in seconds per
-// step) and the groups they make, in one place for the console's line per
+// h2d_copy, forward, backward, rank_wait, allreduce, optimizer, each in
+// seconds per step) and the groups they make, in one place for the console's line per
 // training case and the report's breakdown (analysis/analyses.h):
 //   I/O            = data_wait
 //   host-to-device = h2d_copy
 //   compute        = forward + backward + optimizer
-//   communication  = allreduce
+//   wait           = rank_wait (waiting for the slowest rank before the
+//                    gradient exchange ends)
+//   communication  = allreduce (moving the gradients' bytes)
 // The step is the sum of the parts, and a group's share is its seconds
 // over the step, in percent.
 #pragma once
@@ -18,7 +20,7 @@ namespace hb {
 
 // (variable, group) in step order.
 const std::vector<std::pair<std::string, std::string>>& StepParts();
-// "I/O", "host-to-device", "compute", "communication".
+// "I/O", "host-to-device", "compute", "wait", "communication".
 const std::vector<std::string>& StepGroups();
 // The group of a variable, or "" when it is not a part.
 std::string StepGroupOf(const std::string& var);

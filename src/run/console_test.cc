@@ -85,7 +85,7 @@ TEST(Console, ATrainingCaseIsOneLine) {
   r.perf[0].unit = "samples/s";
   r.perf[0].figure_of_merit = true;
   for (auto [name, value] : {std::pair{"step_time", 1.41}, {"data_wait", 0.01}, {"h2d_copy", 0.0}, {"forward", 0.2},
-                             {"backward", 0.4}, {"allreduce", 0.3}, {"optimizer", 0.09}}) {
+                             {"backward", 0.4}, {"rank_wait", 0.1}, {"allreduce", 0.2}, {"optimizer", 0.09}}) {
     PerfResult p;
     p.name = name;
     p.value = value;
@@ -94,10 +94,11 @@ TEST(Console, ATrainingCaseIsOneLine) {
   }
   EXPECT_TRUE(IsTrainingCase(r));
   EXPECT_FALSE(IsTrainingCase(Perf(1, std::nullopt, "none")));
-  // The parts sum to a step of 1 s: 1 % I/O, 69 % compute, 30 % communication.
+  // The parts sum to a step of 1 s: 1 % I/O, 69 % compute, 10 % waiting for
+  // the slowest rank, 20 % communication.
   EXPECT_EQ(TrainingLines({r, Perf(1, std::nullopt, "none")}),
             "train %ranks=2 @generic:local+builtin  throughput 121.2 samples/s \u00b7 step 1.41 s \u00b7 I/O 1.0% "
-            "\u00b7 h2d 0.0% \u00b7 compute 69.0% \u00b7 comm 30.0%\n");
+            "\u00b7 h2d 0.0% \u00b7 compute 69.0% \u00b7 wait 10.0% \u00b7 comm 20.0%\n");
   // In the summary the case's rows give way to its line.
   char* buf = nullptr;
   size_t len = 0;

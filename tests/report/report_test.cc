@@ -230,13 +230,13 @@ TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
   // issue 17, item 3: the breakdown as shares of the step, in the page as
   // Chromium built it: data_wait 0.05 + forward 0.2 + backward 0.4 +
   // optimizer 0.02 + allreduce 0.1 = a step of 0.77 s, of which I/O is
-  // 6.5 %, compute 80.5 % and communication 13.0 %.
+  // 6.5 %, compute 80.5 %, wait 0 and communication 13.0 %.
   std::smatch row;
   ASSERT_TRUE(std::regex_search(dom, row, std::regex("<table id=\"breakdown-table\">.*?</table>"))) << dom.substr(0, 3000);
   std::string bt = row.str();
   EXPECT_TRUE(std::regex_search(bt, std::regex("<td class=\"\">train</td>.*?<td class=\"num\">770 ms</td><td class=\"num\">6.5 %</td>"
                                                "<td class=\"num\">0.0 %</td><td class=\"num\">80.5 %</td>"
-                                               "<td class=\"num\">13.0 %</td>")))
+                                               "<td class=\"num\">0.0 %</td><td class=\"num\">13.0 %</td>")))
       << bt;
   // issue 17, item 4: the 12 values at 79/81 GB/s are outside bw's band
   // (100 GB/s -10 %/+10 %) and are drawn red; the 12 at 99/101 are not.

@@ -34,8 +34,9 @@ OpenResult OpenSyntheticDir(const std::string& dir, const SampleSpec& spec, cons
 // Samples [first, last) of `count` go to file k of `files`.
 inline size_t FileFirst(size_t k, size_t count, size_t files) { return k * count / files; }
 
-// "train-00003-of-00016" + suffix, the ImageNet TFRecord naming.
-std::string ShardName(size_t k, size_t files, const std::string& suffix);
+// "train-00003-of-00016" + suffix, the ImageNet TFRecord naming; in a
+// folder named validation or val, "validation-00003-of-00016".
+std::string ShardName(const std::string& dir, size_t k, size_t files, const std::string& suffix);
 
 // Read() through ReadInto(), for the formats' Readers.
 inline std::variant<Sample, Error> ReadVia(Reader* r, size_t index) {

@@ -282,7 +282,7 @@ std::optional<Error> GenerateHdf5(const std::string& dir, const SampleSpec& spec
                                   uint64_t seed) {
   Quiet();
   for (size_t k = 0; k < files; ++k) {
-    std::string path = JoinPath(dir, ShardName(k, files, ".h5"));
+    std::string path = JoinPath(dir, ShardName(dir, k, files, ".h5"));
     if (auto e = WriteFile5(path, spec, FileFirst(k, count, files), FileFirst(k + 1, count, files), count, seed))
       return e;
   }

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <list>
 #include <map>
 #include <mutex>
@@ -138,9 +139,11 @@ class TfrecordReader : public Reader {
 
 }  // namespace
 
-std::string ShardName(size_t k, size_t files, const std::string& suffix) {
+std::string ShardName(const std::string& dir, size_t k, size_t files, const std::string& suffix) {
+  const std::string base = std::filesystem::path(dir).filename().string();
+  const char* split = base == "validation" || base == "val" ? "validation" : "train";
   char name[64];
-  std::snprintf(name, sizeof name, "train-%05zu-of-%05zu", k, files);
+  std::snprintf(name, sizeof name, "%s-%05zu-of-%05zu", split, k, files);
   return name + suffix;
 }
 
@@ -148,7 +151,7 @@ std::optional<Error> GenerateTfrecord(const std::string& dir, const SampleSpec& 
                                       uint64_t seed, bool gzip) {
   std::string err, record;
   for (size_t k = 0; k < files; ++k) {
-    std::string path = JoinPath(dir, ShardName(k, files, Suffix(gzip)));
+    std::string path = JoinPath(dir, ShardName(dir, k, files, Suffix(gzip)));
     TfrecordWriter w;
     if (!w.Open(path, gzip, &err)) return Error{err};
     for (size_t i = FileFirst(k, count, files); i < FileFirst(k + 1, count, files); ++i) {

@@ -24,7 +24,8 @@ class LibrarySource : public DataSource {
   LibrarySource(std::unique_ptr<data::Reader> reader, const DataSpec& spec)
       : reader_(std::move(reader)),
         loader_(reader_.get(), spec.batch, spec.workers, spec.prefetch, spec.seed, spec.rank, spec.world),
-        steps_(reader_->size() / spec.world / spec.batch) {}
+        steps_(reader_->size() / spec.world / spec.batch),
+        keep_last_(spec.keep_last) {}
 
   size_t dataset_size() const override { return reader_->size(); }
   size_t steps_per_epoch() const override { return steps_; }
@@ -36,7 +37,7 @@ class LibrarySource : public DataSource {
       return false;
     }
     data::Batch& b = std::get<data::Batch>(r);
-    if (b.size == 0) {
+    if (b.size == 0 && !keep_last_) {
       *err = "the loader ran out of batches before the end of the epoch";
       return false;
     }
@@ -52,6 +53,7 @@ class LibrarySource : public DataSource {
   std::unique_ptr<data::Reader> reader_;
   data::Loader loader_;
   size_t steps_;
+  bool keep_last_;
 };
 
 }  // namespace
@@ -79,7 +81,11 @@ std::unique_ptr<DataSource> OpenFileSource(const DataSpec& spec, std::string* er
     return nullptr;
   }
   auto reader = std::move(std::get<std::unique_ptr<data::Reader>>(r));
-  if (reader->size() / spec.world / spec.batch == 0) {
+  if (reader->size() == 0) {
+    *err = spec.dir + ": the dataset has no samples";
+    return nullptr;
+  }
+  if (!spec.keep_last && reader->size() / spec.world / spec.batch == 0) {
     *err = spec.dir + ": " + std::to_string(reader->size()) + " samples are less than one batch of " +
            std::to_string(spec.batch) + " per rank on " + std::to_string(spec.world) + " ranks";
     return nullptr;

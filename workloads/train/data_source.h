@@ -24,6 +24,9 @@ struct DataSpec {
   int workers = 1, prefetch = 2;
   uint64_t seed = 1;            // shuffling
   size_t rank = 0, world = 1;
+  // Evaluation: the last batch of an epoch may be short, Next() says where
+  // the epoch ends (a batch of size 0), and a rank's shard may be empty.
+  bool keep_last = false;
 };
 
 struct HostBatch {
@@ -42,6 +45,7 @@ class DataSource {
   // dropped, as drop_last=True does).
   virtual size_t steps_per_epoch() const = 0;
   // The next batch of this epoch, and the seconds spent waiting for it.
+  // With keep_last, a batch of size 0 ends the epoch.
   virtual bool Next(HostBatch* out, double* wait_seconds, std::string* err) = 0;
   // Starts the next epoch (drops what is left of this one).
   virtual void NewEpoch() = 0;

@@ -22,7 +22,10 @@ class MpiComm : public Comm {
  public:
   MpiComm(int* argc, char*** argv) {
     int provided = 0;
-    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    // MULTIPLE where MPI grants it: on a GPU, autograd runs the gradient
+    // hooks that start the bucket sums on its device thread.
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    multiple_ = provided >= MPI_THREAD_MULTIPLE;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     MPI_Comm node;
@@ -36,16 +39,24 @@ class MpiComm : public Comm {
   ~MpiComm() override { MPI_Finalize(); }
 
   std::string name() const override { return "mpi"; }
+  bool thread_multiple() const override { return multiple_; }
 
-  void AllreduceSum(const std::vector<std::pair<float*, size_t>>& buffers) override {
-    std::vector<MPI_Request> reqs;
-    for (const auto& [data, n] : buffers)
-      for (size_t off = 0; off < n; off += kMaxCount) {
-        reqs.emplace_back();
-        MPI_Iallreduce(MPI_IN_PLACE, data + off, static_cast<int>(std::min(kMaxCount, n - off)), MPI_FLOAT,
-                       MPI_SUM, MPI_COMM_WORLD, &reqs.back());
-      }
-    MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  void StartSum(float* data, size_t n) override {
+    for (size_t off = 0; off < n; off += kMaxCount) {
+      reqs_.emplace_back();
+      MPI_Iallreduce(MPI_IN_PLACE, data + off, static_cast<int>(std::min(kMaxCount, n - off)), MPI_FLOAT, MPI_SUM,
+                     MPI_COMM_WORLD, &reqs_.back());
+    }
+  }
+  void Progress() override {
+    if (reqs_.empty()) return;
+    int done = 0;
+    MPI_Testall(static_cast<int>(reqs_.size()), reqs_.data(), &done, MPI_STATUSES_IGNORE);
+    if (done) reqs_.clear();
+  }
+  void WaitAll() override {
+    MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE);
+    reqs_.clear();
   }
   void AllreduceSum(double* values, size_t n) override {
     MPI_Allreduce(MPI_IN_PLACE, values, static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -71,6 +82,10 @@ class MpiComm : public Comm {
     MPI_Finalize();
     std::exit(code);
   }
+
+ private:
+  bool multiple_ = false;
+  std::vector<MPI_Request> reqs_;  // started sums, in start order
 };
 
 }  // namespace

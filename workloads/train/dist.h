@@ -3,8 +3,9 @@
 // a single process started without a launcher is one rank), else one rank
 // (dist-local.cc).
 //
-// Only the thread that created the Comm may call it (MPI_THREAD_FUNNELED).
-// Every call is collective: all ranks make the same calls in the same order.
+// Only the thread that created the Comm may call it (MPI_THREAD_FUNNELED),
+// unless thread_multiple() says MPI granted MPI_THREAD_MULTIPLE. Every call
+// is collective: all ranks make the same calls in the same order.
 // A failed MPI call aborts the whole job with the error (MPI's default error
 // handler), since a rank cannot continue alone.
 #pragma once
@@ -30,9 +31,23 @@ class Comm {
   // "mpi" or "local".
   virtual std::string name() const = 0;
 
-  // Sums each buffer over all ranks, in place, with one non-blocking
-  // allreduce per buffer in flight together (the buckets of a step).
-  virtual void AllreduceSum(const std::vector<std::pair<float*, size_t>>& buffers) = 0;
+  // Whether any thread may call the Comm (MPI_THREAD_MULTIPLE granted).
+  virtual bool thread_multiple() const { return false; }
+
+  // Non-blocking sums, as DistributedDataParallel's buckets: StartSum
+  // begins summing `n` floats over all ranks in place (MPI_Iallreduce) and
+  // returns at once; Progress lets the started sums move on (MPI_Testall;
+  // Open MPI moves a non-blocking collective only inside MPI calls);
+  // WaitAll returns when every started sum is done. The buffer must stay
+  // untouched until then. For one rank all three do nothing.
+  virtual void StartSum(float* data, size_t n) = 0;
+  virtual void Progress() = 0;
+  virtual void WaitAll() = 0;
+  // Sums each buffer over all ranks, in place, all in flight together.
+  void AllreduceSum(const std::vector<std::pair<float*, size_t>>& buffers) {
+    for (const auto& [data, n] : buffers) StartSum(data, n);
+    WaitAll();
+  }
   virtual void AllreduceSum(double* values, size_t n) = 0;
   virtual void AllreduceMax(double* values, size_t n) = 0;
   // Copies rank 0's bytes to every rank.

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
+#include <fstream>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "train/data_source.h"
 #include "train/dist.h"
 #include "train/mllog.h"
+#include "train/mllog_check.h"
 #include "train/trainer.h"
 
 namespace {
@@ -41,25 +44,33 @@ hbw::Flags MakeFlags() {
       .Add("steps", "0", "steps per epoch (0: the whole dataset, or 10 for synthetic data)")
       .Add("device", "cpu", "cpu, cuda (cuda:<local rank>) or cuda:N")
       .Add("threads", "0", "torch intra-op threads (0: torch's default)")
-      .Add("lr", "0", "learning rate (0: the model's default)")
+      .Add("lr", "0", "base learning rate (0: the model's default)")
+      .Add("optimizer", "", "resnet50: lars (default) or sgd")
+      .Add("lr-warmup-epochs", "", "resnet50: learning-rate warmup epochs (lars 5, sgd 0)")
+      .Add("target", "", "quality target ending the run (default MLPerf's: top-1 0.759, IoU 0.82, MAE 0.124)")
       .Add("seed", "42", "random seed (weights, synthetic data, shuffling)")
       .Add("format", "synthetic", "synthetic, jpeg, tfrecord, tfrecord-gz, hdf5 or lmdb")
       .Add("data-dir", "", "dataset folder (file formats)")
       .Add("workers", "2", "data loader threads per rank")
       .Add("prefetch", "2", "batches the loader keeps ready")
-      .Add("generate-samples", "0", "first write a dataset of this many samples into --data-dir")
+      .Add("generate-samples", "0", "first write this many training samples into --data-dir/train")
+      .Add("generate-eval-samples", "0",
+           "and this many into --data-dir/validation (val for imagenet; 0: an eighth, at least a batch per rank)")
       .Add("generate-files", "4", "files of the written dataset")
       .Add("synthetic-batches", "4", "distinct synthetic batches per rank, cycled")
       .Add("bucket-mb", "25", "gradient bucket size for the allreduce, MiB")
+      .Add("overlap", "on", "on: start each bucket's allreduce during backward; off: after backward")
       .Add("breakdown", "on", "on: time the parts of each step and write MLLOG lines; off: neither")
       .Add("warmup-steps", "1", "first steps left out of the summary's means")
-      .Add("eval-batches", "1", "evaluation batches per rank after each epoch")
+      .Add("eval-batches", "0", "evaluation batches per rank after each epoch (0: the whole validation split)")
       .Add("gpu-monitor", "auto", "NVML sampling: auto (the training GPU), off, or a GPU index")
       .Add("mllog-file", "", "write the :::MLLOG lines here instead of stdout")
       .Add("mlperf-org", "hetbench", "MLPerf submission_org")
       .Add("mlperf-division", "closed", "MLPerf submission_division")
       .Add("mlperf-status", "onprem", "MLPerf submission_status")
-      .Add("mlperf-platform", "", "MLPerf submission_platform (default: the host name)");
+      .Add("mlperf-platform", "", "MLPerf submission_platform (default: the host name)")
+      .Add("check-mllog", "", "check the :::MLLOG lines of this file against the MLPerf rules and exit")
+      .Add("check-strict", "off", "on: --check-mllog also fails a missed quality target and partial datasets");
   return f;
 }
 
@@ -120,6 +131,9 @@ TrainOptions ParseOptions(const hbw::Flags& f) {
   o.device = f.Str("device");
   o.threads = static_cast<int>(f.Int("threads"));
   o.lr = f.Num("lr");
+  o.optimizer = f.Str("optimizer");
+  if (!f.Str("lr-warmup-epochs").empty()) o.lr_warmup_epochs = f.Num("lr-warmup-epochs");
+  if (!f.Str("target").empty()) o.target = f.Num("target");
   o.seed = static_cast<uint64_t>(f.Int("seed"));
   o.format = f.Str("format");
   o.data_dir = f.Str("data-dir");
@@ -127,6 +141,7 @@ TrainOptions ParseOptions(const hbw::Flags& f) {
   o.prefetch = static_cast<int>(f.Int("prefetch"));
   o.generate_samples = static_cast<size_t>(f.Int("generate-samples"));
   o.generate_files = static_cast<size_t>(f.Int("generate-files"));
+  o.generate_eval_samples = static_cast<size_t>(f.Int("generate-eval-samples"));
   o.synthetic_batches = static_cast<int>(f.Int("synthetic-batches"));
   o.bucket_mb = f.Num("bucket-mb");
   o.warmup_steps = static_cast<int>(f.Int("warmup-steps"));
@@ -140,19 +155,30 @@ TrainOptions ParseOptions(const hbw::Flags& f) {
 
 // Checks what a user can get wrong, before any rank starts work (exit 2).
 void Validate(const hbw::Flags& f, TrainOptions* o) {
-  const std::string b = f.Str("breakdown"), g = f.Str("gpu-monitor");
+  const std::string b = f.Str("breakdown"), g = f.Str("gpu-monitor"), ov = f.Str("overlap");
   if (b != "on" && b != "off") f.Fail("--breakdown: expected on or off, got '" + b + "'");
   o->breakdown = b == "on";
+  if (ov != "on" && ov != "off") f.Fail("--overlap: expected on or off, got '" + ov + "'");
+  o->overlap = ov == "on";
+  if (!o->optimizer.empty() && o->model.name != "resnet50")
+    f.Fail("--optimizer: only resnet50 has a choice (lars or sgd); " + o->model.name + " uses its reference's");
+  if (!o->optimizer.empty() && o->optimizer != "lars" && o->optimizer != "sgd")
+    f.Fail("--optimizer: expected lars or sgd, got '" + o->optimizer + "'");
+  if (!f.Str("lr-warmup-epochs").empty() && (o->model.name != "resnet50" || o->lr_warmup_epochs < 0 ||
+                                             o->lr_warmup_epochs != std::floor(o->lr_warmup_epochs)))
+    f.Fail("--lr-warmup-epochs: a whole number of epochs >= 0, for resnet50");
+  if (!std::isnan(o->target) && !(o->target > 0))
+    f.Fail("--target: expected a number above 0");
   if (g == "auto" || g == "off") {
     o->gpu_monitor = g == "auto" ? -1 : -2;
   } else {
     o->gpu_monitor = static_cast<int>(f.Int("gpu-monitor"));
     if (o->gpu_monitor < 0) f.Fail("--gpu-monitor: expected auto, off or a GPU index");
   }
-  if (o->batch < 1 || o->epochs < 1 || o->steps < 0 || o->eval_batches < 1 || o->workers < 1 ||
+  if (o->batch < 1 || o->epochs < 1 || o->steps < 0 || o->eval_batches < 0 || o->workers < 1 ||
       o->prefetch < 1 || o->bucket_mb <= 0 || o->synthetic_batches < 1)
-    f.Fail("--batch-size, --epochs, --eval-batches, --workers, --prefetch, --synthetic-batches and --bucket-mb "
-           "must be positive, --steps at least 0");
+    f.Fail("--batch-size, --epochs, --workers, --prefetch, --synthetic-batches and --bucket-mb "
+           "must be positive, --steps and --eval-batches at least 0");
   if (o->device != "cpu" && !hbw::train::CudaAvailable())
     f.Fail("--device " + o->device +
            ": this libtorch sees no CUDA device. Debian's libtorch-dev is built without CUDA; build against "
@@ -187,6 +213,32 @@ void KeepFreedMemory() {
   if (!std::getenv("MALLOC_TRIM_THRESHOLD_")) mallopt(M_TRIM_THRESHOLD, 1 << 30);
 }
 
+// --check-mllog FILE: exit 0 when the log passes, 1 with one line per
+// failed rule, 2 when the file cannot be read.
+int CheckMllogFile(const hbw::Flags& f) {
+  const std::string path = f.Str("check-mllog"), strict = f.Str("check-strict");
+  if (strict != "on" && strict != "off") f.Fail("--check-strict: expected on or off, got '" + strict + "'");
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "hetbench-train: error: --check-mllog %s: %s\n", path.c_str(), std::strerror(errno));
+    return 2;
+  }
+  hbw::train::MllogCheckOptions options;
+  options.strict = strict == "on";
+  hbw::train::MllogCheckResult r = hbw::train::CheckMllog(in, path, options);
+  for (const auto& line : r.failures) std::printf("FAIL %s\n", line.c_str());
+  for (const auto& line : r.notes) std::printf("note %s\n", line.c_str());
+  if (!r.ok()) {
+    std::printf("%s: %zu rule(s) failed (%s rules for %s, %zu MLLOG lines; docs/benchmarks/train.md)\n", path.c_str(),
+                r.failures.size(), r.ruleset.empty() ? "no" : r.ruleset.c_str(),
+                r.benchmark.empty() ? "an unknown benchmark" : r.benchmark.c_str(), r.records);
+    return 1;
+  }
+  std::printf("%s: passes the %s rules for %s (%zu MLLOG lines)\n", path.c_str(), r.ruleset.c_str(),
+              r.benchmark.c_str(), r.records);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -194,6 +246,7 @@ int main(int argc, char** argv) {
   std::vector<char*> args = Normalise(argc, argv);
   hbw::Flags flags = MakeFlags();
   flags.Parse(static_cast<int>(args.size()), args.data());
+  if (!flags.Str("check-mllog").empty()) return CheckMllogFile(flags);
   TrainOptions opt = ParseOptions(flags);
   Validate(flags, &opt);
 

@@ -12,16 +12,6 @@ int64_t SystemClockMs() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// mllog.py _try_float: the value is float(value) when Python can convert
-// it. Numbers and booleans become floats; strings, lists and None stay.
-// (A string that spells a number would also convert in Python; hetbench
-// logs none.)
-MlLogger::Json TryFloat(const MlLogger::Json& v) {
-  if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
-  if (v.is_number()) return v.get<double>();
-  return v;
-}
-
 // The call site as mllog's get_caller reports it; hetbench trims the
 // directories as mllog does with root_dir.
 std::string FileName(const std::source_location& at) {
@@ -59,7 +49,7 @@ std::string MlLogger::Format(const char* event_type, const std::string& key, con
   if (metadata.is_object())
     for (auto it = metadata.begin(); it != metadata.end(); ++it) meta[it.key()] = it.value();
   Json line = {{"namespace", ""}, {"time_ms", clock_()}, {"event_type", event_type},
-               {"key", key},      {"value", TryFloat(value)}, {"metadata", meta}};
+               {"key", key},      {"value", value}, {"metadata", meta}};
   return ":::MLLOG " + PythonJsonDump(line);
 }
 

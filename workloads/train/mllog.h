@@ -2,13 +2,14 @@
 // logger (mlcommons/logging, mlperf_logging/mllog/mllog.py):
 //
 //   :::MLLOG {"namespace": "", "time_ms": 1700000000000, "event_type": "POINT_IN_TIME",
-//             "key": "seed", "value": 42.0, "metadata": {"file": "trainer.cc", "lineno": 120}}
+//             "key": "seed", "value": 42, "metadata": {"file": "trainer.cc", "lineno": 120}}
 //
 // (one line). As there, the keys come in that order, the separators are
 // Python json.dumps's (", " and ": "), the call site comes first in the
-// metadata, and the value goes through mllog's _try_float: numbers and
-// booleans are written as floats. The compliance checker
-// (mlperf_logging/compliance_checker, mlp_parser) reads exactly this.
+// metadata, and the value is written as json.dumps writes it: integers as
+// integers, booleans as true/false, floats with Python's repr (1.0,
+// 1e-06). The compliance checker (mlperf_logging/compliance_checker,
+// mlp_parser) reads exactly this.
 //
 // The logger is owned by the training loop and is not thread-safe. A logger
 // made with a null FILE* writes nothing (ranks other than 0, --no-breakdown).
