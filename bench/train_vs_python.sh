@@ -12,6 +12,7 @@
 # step times and the fastest step of all rounds (the least disturbed one,
 # the steadier figure on a shared machine).
 #
+# Needs python3-torchvision: ./scripts/deps --bench installs it.
 # Usage: bench/train_vs_python.sh [path/to/hetbench-train]   (default build/hetbench-train)
 # Environment: STEPS (12), ROUNDS (3), THREADS (2), BATCH (8), SIZE (224).
 set -euo pipefail
@@ -58,7 +59,7 @@ value() { sed -n "s/^$1: \([0-9.e+-]*\).*/\1/p" "$2" | head -1; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 echo "ResNet-50 training, batch $batch, ${size}x${size}, $threads threads, $steps steps (first left out), $rounds rounds"
-echo "host: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "host: $(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 for r in $(seq 1 "$rounds"); do
   "$bin" "${common[@]}" > "$work/cpp_$r.out"
   "$bin" "${common[@]}" --no-breakdown > "$work/cppnb_$r.out"

@@ -48,6 +48,11 @@ class MpiComm : public Comm {
                      MPI_COMM_WORLD, &reqs_.back());
     }
   }
+  void Sum(float* data, size_t n) override {
+    for (size_t off = 0; off < n; off += kMaxCount)
+      MPI_Allreduce(MPI_IN_PLACE, data + off, static_cast<int>(std::min(kMaxCount, n - off)), MPI_FLOAT, MPI_SUM,
+                    MPI_COMM_WORLD);
+  }
   void Progress() override {
     if (reqs_.empty()) return;
     int done = 0;

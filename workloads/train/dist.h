@@ -41,6 +41,9 @@ class Comm {
   // WaitAll returns when every started sum is done. The buffer must stay
   // untouched until then. For one rank all three do nothing.
   virtual void StartSum(float* data, size_t n) = 0;
+  // The same sum, blocking (MPI_Allreduce: MPI's tuned algorithms, which
+  // its non-blocking collectives do not all have).
+  virtual void Sum(float* data, size_t n) = 0;
   virtual void Progress() = 0;
   virtual void WaitAll() = 0;
   // Sums each buffer over all ranks, in place, all in flight together.

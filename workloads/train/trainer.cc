@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/cuda.h>
 
 #include <algorithm>
@@ -112,7 +113,7 @@ class Trainer {
   bool RunEpoch(int epoch, TrainReport* r, std::string* err);
   StepResult Step(int64_t global_step, StepTimes* t, double* loss, std::string* err);
   bool NextBatch(int64_t global_step, HostBatch* hb, torch::Tensor* x, torch::Tensor* y, std::string* err);
-  void OnGradient(size_t bucket, size_t index, const torch::Tensor& grad);
+  void OnGradient(size_t bucket, size_t index, const torch::Tensor* grad);
   void StartReadyBuckets();
   void StartRemainingBuckets();
   void FinishGradients();
@@ -144,6 +145,8 @@ class Trainer {
   double target_ = 0;
   std::vector<Bucket> buckets_;
   bool overlap_ = false;    // buckets start from the gradient hooks
+  bool views_ = false;      // the gradients are views into the buckets (CPU)
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // kept for their hooks
   size_t next_bucket_ = 0;  // this step: the buckets before it are started
 
   int64_t steps_ = 0;         // per epoch
@@ -278,27 +281,43 @@ void Trainer::OptimizerStep(int64_t global_step) {
   if (decays_)
     for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
   optimizer_->step();
-  optimizer_->zero_grad();
+  // Zeroed in place, not torch's zero_grad(), whose detach_() refuses the
+  // gradients that are views into the buckets.
+  torch::NoGradGuard no_grad;
+  for (auto& p : net_->parameters())
+    if (p.grad().defined()) p.mutable_grad().zero_();
 }
 
 // Gradients in buckets of at most --bucket-mb MiB, in reverse registration
 // order (the order backward produces them), as DistributedDataParallel.
-// With --overlap on, a hook on every parameter copies its gradient into its
-// bucket as backward produces it, and a full bucket starts its sum at once
-// (in bucket order, so every rank starts the same sums in the same order).
-// On the CPU autograd runs the hooks on the thread that called backward;
-// on a GPU on its device thread, so overlap there needs MPI_THREAD_MULTIPLE.
+// On the CPU each parameter's gradient is a view into its bucket (DDP's
+// gradient_as_bucket_view): backward accumulates into the bucket, and the
+// averaged sum is the gradient, with no copies. On a GPU the bucket is a
+// pinned host buffer and the gradients are copied in and back.
+// With --overlap on, a hook tells a bucket that a gradient is ready (on the
+// CPU after it is accumulated, a post-hook on its AccumulateGrad node; on a
+// GPU before, a tensor hook that copies it), and a full bucket starts its
+// sum at once (in bucket order, so every rank starts the same sums in the
+// same order). On the CPU autograd runs the hooks on the thread that called
+// backward; on a GPU on its device thread, so overlap there needs
+// MPI_THREAD_MULTIPLE.
 void Trainer::BuildBuckets() {
   if (comm_.size() == 1) return;
   const int64_t cap = std::max<int64_t>(1, static_cast<int64_t>(opt_.bucket_mb * 1024 * 1024 / sizeof(float)));
+  views_ = !cuda_;
   auto params = net_->parameters();
   Bucket cur;
   int64_t used = 0;
   auto finish = [&] {
     auto options = torch::TensorOptions().dtype(torch::kFloat).pinned_memory(cuda_);
-    cur.flat = torch::empty({used}, options);
+    cur.flat = torch::zeros({used}, options);
     cur.filled.assign(cur.params.size(), false);
     cur.unfilled = cur.params.size();
+    if (views_)
+      for (size_t i = 0; i < cur.params.size(); ++i) {
+        torch::Tensor& p = cur.params[i];
+        p.mutable_grad() = cur.flat.narrow(0, cur.offsets[i], p.numel()).view(p.sizes());
+      }
     buckets_.push_back(std::move(cur));
     cur = Bucket();
     used = 0;
@@ -312,18 +331,34 @@ void Trainer::BuildBuckets() {
   if (used > 0) finish();
   overlap_ = opt_.overlap && (!cuda_ || comm_.thread_multiple());
   if (!overlap_) return;
+  using torch::autograd::variable_list;
   for (size_t b = 0; b < buckets_.size(); ++b)
-    for (size_t i = 0; i < buckets_[b].params.size(); ++i)
-      buckets_[b].params[i].register_hook([this, b, i](torch::Tensor grad) { OnGradient(b, i, grad); });
+    for (size_t i = 0; i < buckets_[b].params.size(); ++i) {
+      torch::Tensor& p = buckets_[b].params[i];
+      if (!views_) {
+        p.register_hook([this, b, i](torch::Tensor grad) { OnGradient(b, i, &grad); });
+        continue;
+      }
+      auto acc = torch::autograd::impl::grad_accumulator(p);
+      acc->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+          [this, b, i](const variable_list& outputs, const variable_list&) {
+            OnGradient(b, i, nullptr);
+            return outputs;
+          }));
+      accumulators_.push_back(std::move(acc));
+    }
 }
 
-// A gradient from backward (--overlap on): into its bucket, and the buckets
-// that are now full and next in order start their sums.
-void Trainer::OnGradient(size_t bucket, size_t index, const torch::Tensor& grad) {
+// A gradient is ready (--overlap on): into its bucket unless it is there
+// already (a view), and the buckets that are now full and next in order
+// start their sums.
+void Trainer::OnGradient(size_t bucket, size_t index, const torch::Tensor* grad) {
   Bucket& b = buckets_[bucket];
   if (b.filled[index]) return;  // a second backward in one step: not made here
-  torch::NoGradGuard no_grad;
-  b.flat.narrow(0, b.offsets[index], b.params[index].numel()).copy_(grad.reshape(-1));
+  if (grad) {
+    torch::NoGradGuard no_grad;
+    b.flat.narrow(0, b.offsets[index], b.params[index].numel()).copy_(grad->reshape(-1));
+  }
   b.filled[index] = true;
   --b.unfilled;
   StartReadyBuckets();
@@ -333,7 +368,11 @@ void Trainer::OnGradient(size_t bucket, size_t index, const torch::Tensor& grad)
 void Trainer::StartReadyBuckets() {
   while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].unfilled == 0) {
     Bucket& b = buckets_[next_bucket_++];
-    comm_.StartSum(b.flat.data_ptr<float>(), static_cast<size_t>(b.flat.numel()));
+    // Without overlap nothing is left to do meanwhile: the blocking sum.
+    if (overlap_)
+      comm_.StartSum(b.flat.data_ptr<float>(), static_cast<size_t>(b.flat.numel()));
+    else
+      comm_.Sum(b.flat.data_ptr<float>(), static_cast<size_t>(b.flat.numel()));
   }
 }
 
@@ -344,7 +383,7 @@ void Trainer::StartReadyBuckets() {
 void Trainer::StartRemainingBuckets() {
   torch::NoGradGuard no_grad;
   for (Bucket& b : buckets_) {
-    for (size_t i = 0; i < b.params.size(); ++i) {
+    for (size_t i = 0; i < b.params.size() && !views_; ++i) {
       if (b.filled[i]) continue;
       torch::Tensor slot = b.flat.narrow(0, b.offsets[i], b.params[i].numel());
       const torch::Tensor& g = b.params[i].grad();
@@ -367,7 +406,7 @@ void Trainer::FinishGradients() {
   const double scale = 1.0 / comm_.size();
   for (Bucket& b : buckets_) {
     b.flat.mul_(scale);
-    for (size_t i = 0; i < b.params.size(); ++i) {
+    for (size_t i = 0; i < b.params.size() && !views_; ++i) {
       torch::Tensor& p = b.params[i];
       if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
       p.grad().view(-1).copy_(b.flat.narrow(0, b.offsets[i], p.numel()));

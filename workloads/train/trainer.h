@@ -13,7 +13,8 @@
 //   wait       waiting for the slowest rank: the step's agreement (an
 //              8-byte allreduce every rank joins after backward)
 //   allreduce  the rest of the gradient exchange (--overlap off: all of
-//              it): the buckets' sums finished, divided by the ranks
+//              it, a blocking MPI_Allreduce per bucket): the buckets' sums
+//              finished, divided by the ranks
 //   optimizer  optimizer step and zero_grad
 // With the breakdown on, the device is synchronised between the parts (a
 // no-op on the CPU) so each part is charged its own time; the parts are
