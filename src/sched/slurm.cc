@@ -17,6 +17,18 @@ using Kind = JobState::Kind;
 
 std::string IdList(const std::vector<std::string>& ids) { return Join(ids, ","); }
 
+// Job ids per sacct or squeue call: at most this many, so that an argument
+// stays far below the system's limits; more ids take several calls.
+constexpr size_t kIdsPerCall = 500;
+
+std::vector<std::vector<std::string>> Chunks(const std::vector<std::string>& ids) {
+  std::vector<std::vector<std::string>> out;
+  for (size_t i = 0; i < ids.size(); i += kIdsPerCall)
+    out.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(i),
+                     ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), i + kIdsPerCall)));
+  return out;
+}
+
 // "3:0" -> {3, 0}
 std::pair<int, int> ExitAndSignal(const std::string& code) {
   auto parts = Split(code, ':');
@@ -285,6 +297,15 @@ std::vector<std::string> SlurmScheduler::DefaultCancelReasons() const {
 }
 
 Result<Observations> SlurmScheduler::QuerySacct(const std::vector<std::string>& ids, bool* fall_back) {
+  if (ids.size() > kIdsPerCall) {
+    Observations all;
+    for (const auto& chunk : Chunks(ids)) {
+      auto r = QuerySacct(chunk, fall_back);
+      if (!r.ok() || *fall_back) return r;
+      all.insert(r->begin(), r->end());
+    }
+    return all;
+  }
   CommandResult r = runner().Run({"sacct", "-P", "-n", "-X", "-j", IdList(ids), "-o",
                                   "jobid,state,exitcode,reason,nodelist,start,end"},
                                  options().query_timeout);
@@ -310,24 +331,56 @@ Result<Observations> SlurmScheduler::QuerySacct(const std::vector<std::string>& 
   // reason None; squeue has the controller's reason (BeginTime,
   // Priority...), which max_pending_time and ReFrame's cancel reasons need.
   // A job just submitted may not be in the accounting database at all yet.
-  std::vector<std::string> unknown;
+  // slurmdbd also records a job's end after the controller does: a job that
+  // accounting still shows queued or running but squeue no longer lists has
+  // ended, and scontrol (for those ids only) says how.
+  std::vector<std::string> unended;
   for (const auto& id : ids) {
     auto it = obs.find(id);
-    if (it == obs.end() || (it->second.state.kind == JobState::Kind::kQueued && it->second.state.reason.empty()))
-      unknown.push_back(id);
+    if (it == obs.end() || !it->second.state.terminal()) unended.push_back(id);
   }
-  if (unknown.empty()) return obs;
-  CommandResult q = runner().Run({"squeue", "-h", "-o", "%i|%T|%r|%N", "-j", IdList(unknown)}, options().query_timeout);
-  if (q.exit_code != 0) return obs;
-  for (const auto& [id, o] : ParseSqueue(q.out)) {
+  if (unended.empty()) return obs;
+  CommandResult q = runner().Run({"squeue", "-h", "-o", "%i|%T|%r|%N", "-j", IdList(unended)}, options().query_timeout);
+  const bool none = q.exit_code != 0 && (q.err + q.out).find("Invalid job id") != std::string::npos;
+  if (q.exit_code != 0 && !none) return obs;
+  Observations queued = none ? Observations{} : ParseSqueue(q.out);
+  for (const auto& [id, o] : queued) {
     if (o.state.kind != JobState::Kind::kQueued) continue;
     if (obs.count(id)) obs[id].state.reason = o.state.reason;
     else obs[id] = o;
   }
+  std::vector<std::string> left;
+  for (const auto& id : unended)
+    if (!queued.count(id) && obs.count(id)) left.push_back(id);  // in accounting, gone from the queue
+  for (auto& [id, o] : ScontrolJobs(left))
+    if (o.state.terminal()) obs[id] = o;
   return obs;
 }
 
+// `scontrol -o show job ID` for each id (scontrol takes one id a call):
+// the controller's record of jobs that have left squeue, for as long as it
+// keeps them (MinJobAge). An id it no longer knows is left out.
+Observations SlurmScheduler::ScontrolJobs(const std::vector<std::string>& ids) {
+  Observations out;
+  for (const auto& id : ids) {
+    CommandResult c = runner().Run({"scontrol", "-o", "show", "job", id}, options().query_timeout);
+    if (c.exit_code != 0) continue;  // "Invalid job id specified", or a failure: the next poll asks again
+    for (auto& [jid, o] : ParseScontrolJobs(c.out))
+      if (jid == id) out[jid] = o;
+  }
+  return out;
+}
+
 Result<Observations> SlurmScheduler::QuerySqueue(const std::vector<std::string>& ids) {
+  if (ids.size() > kIdsPerCall) {
+    Observations all;
+    for (const auto& chunk : Chunks(ids)) {
+      auto r = QuerySqueue(chunk);
+      if (!r.ok()) return r;
+      all.insert(r->begin(), r->end());
+    }
+    return all;
+  }
   CommandResult q = runner().Run({"squeue", "-h", "-o", "%i|%T|%r|%N", "-j", IdList(ids)}, options().query_timeout);
   Observations obs;
   // squeue -j with only ids that have left the controller's memory says
@@ -335,18 +388,12 @@ Result<Observations> SlurmScheduler::QuerySqueue(const std::vector<std::string>&
   bool none = q.exit_code != 0 && (q.err + q.out).find("Invalid job id") != std::string::npos;
   if (q.exit_code != 0 && !none) return Status::Error(q.Problem("squeue"));
   if (!none) obs = ParseSqueue(q.out);
-  bool missing = false;
-  for (const auto& id : ids) missing |= !obs.count(id);
-  if (!missing) return obs;
-  // One scontrol for every job that left the queue.
-  CommandResult c = runner().Run({"scontrol", "-o", "show", "job"}, options().query_timeout);
-  if (c.exit_code != 0) {
-    if ((c.err + c.out).find("No jobs in the system") != std::string::npos) return obs;
-    return Status::Error(c.Problem("scontrol"));
-  }
-  Observations done = ParseScontrolJobs(c.out);
+  // The jobs that left the queue, each by its id: never the controller's
+  // whole list, which holds every user's jobs.
+  std::vector<std::string> missing;
   for (const auto& id : ids)
-    if (!obs.count(id) && done.count(id)) obs[id] = done[id];
+    if (!obs.count(id)) missing.push_back(id);
+  for (auto& [id, o] : ScontrolJobs(missing)) obs[id] = o;
   return obs;
 }
 

@@ -42,6 +42,7 @@ class SlurmScheduler : public BatchScheduler {
  private:
   Result<Observations> QuerySacct(const std::vector<std::string>& ids, bool* fall_back);
   Result<Observations> QuerySqueue(const std::vector<std::string>& ids);
+  Observations ScontrolJobs(const std::vector<std::string>& ids);
 
   std::string name_;
   bool use_sacct_;

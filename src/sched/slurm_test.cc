@@ -144,14 +144,69 @@ TEST(SlurmScheduler, OneSacctPerPollForAllJobs) {
     out += std::to_string(1000 + i) + (i % 2 ? "|RUNNING|0:0|None|vm|2026-11-30T08:40:01|Unknown\n"
                                              : "|COMPLETED|0:0|None|vm|2026-11-30T08:40:01|2026-11-30T08:40:02\n");
   f.runner->Expect("sacct", 0, out);
+  // The 25 running ones are still in the queue.
+  std::string queue;
+  for (int i = 1; i < 50; i += 2) queue += std::to_string(1000 + i) + "|RUNNING|None|vm\n";
+  f.runner->Expect("squeue", 0, queue);
   std::vector<Job*> ptrs;
   for (auto& j : jobs) ptrs.push_back(&j);
   f.Poll(ptrs);
   EXPECT_EQ(f.runner->counts().at("sacct"), 1);
-  EXPECT_EQ(f.runner->counts().count("squeue"), 0u);
+  EXPECT_EQ(f.runner->counts().at("squeue"), 1);
+  EXPECT_EQ(f.runner->counts().count("scontrol"), 0u);
   EXPECT_EQ(jobs[0].state.kind, Kind::kCompleted);
   EXPECT_EQ(jobs[1].state.kind, Kind::kRunning);
-  EXPECT_NE(f.runner->calls.back().find("-j 1000,1001,1002"), std::string::npos);
+  ASSERT_EQ(f.runner->calls.size(), 52u);  // 50 sbatch, sacct, squeue
+  EXPECT_NE(f.runner->calls[50].find("-j 1000,1001,1002"), std::string::npos);
+  EXPECT_NE(f.runner->calls[51].find("-j 1001,1003,1005"), std::string::npos) << "only the jobs not ended";
+}
+
+// Issue 19, item 3: slurmdbd records an end after the controller. A job
+// that sacct still shows running but squeue no longer lists is asked about
+// with scontrol, by its id alone, and its end is noticed in that poll.
+TEST(SlurmScheduler, AccountingLagIsFollowedUpByScontrolForThoseIdsOnly) {
+  Fixture f("slurm");
+  Job a = f.Submit("2000"), b = f.Submit("2001");
+  f.runner->Expect("sacct", 0,
+                   "2000|RUNNING|0:0|None|vm|2026-11-30T08:40:01|Unknown\n"
+                   "2001|RUNNING|0:0|None|vm|2026-11-30T08:40:01|Unknown\n");
+  f.runner->Expect("squeue", 0, "2000|RUNNING|None|vm\n");
+  f.runner->Expect("scontrol", 0, "JobId=2001 JobState=COMPLETED Reason=None ExitCode=0:0 NodeList=vm\n");
+  f.Poll({&a, &b});
+  EXPECT_EQ(a.state.kind, Kind::kRunning);
+  EXPECT_EQ(b.state.kind, Kind::kCompleted);
+  EXPECT_EQ(f.runner->calls.back(), "scontrol -o show job 2001");
+}
+
+// Issue 19, item 1: every query names hetbench's own jobs, at most 500 ids
+// an argument, and scontrol is never asked for the controller's whole list.
+TEST(SlurmScheduler, QueriesNameOnlyItsOwnJobsInChunks) {
+  Fixture f("squeue");
+  std::vector<Job> jobs;
+  for (int i = 0; i < 1200; ++i) jobs.push_back(f.Submit(std::to_string(10000 + i)));
+  for (int c = 0; c < 3; ++c) {
+    std::string out;
+    for (int i = c * 500; i < std::min(1200, (c + 1) * 500); ++i)
+      if (i != 7) out += std::to_string(10000 + i) + "|RUNNING|None|vm\n";
+    f.runner->Expect("squeue", 0, out);
+  }
+  f.runner->Expect("scontrol", 0, "JobId=10007 JobState=FAILED Reason=NonZeroExitCode ExitCode=3:0 NodeList=vm\n");
+  std::vector<Job*> ptrs;
+  for (auto& j : jobs) ptrs.push_back(&j);
+  f.Poll(ptrs);
+  EXPECT_EQ(f.runner->counts().at("squeue"), 3);
+  EXPECT_EQ(f.runner->counts().at("scontrol"), 1);
+  for (const auto& call : f.runner->calls) {
+    if (call.rfind("squeue", 0) == 0) {
+      size_t ids = std::count(call.begin(), call.end(), ',') + 1;
+      EXPECT_LE(ids, 500u) << call.substr(0, 80);
+    }
+    if (call.rfind("scontrol", 0) == 0) EXPECT_EQ(call, "scontrol -o show job 10007");
+  }
+  EXPECT_EQ(jobs[7].state.kind, Kind::kCompleted);  // FAILED with an exit code: completed, exit 3
+  EXPECT_EQ(jobs[7].state.exit_code, 3);
+  EXPECT_EQ(jobs[8].state.kind, Kind::kRunning);
+  EXPECT_EQ(jobs[1199].state.kind, Kind::kRunning);
 }
 
 TEST(SlurmScheduler, FallsBackToSqueueWhenAccountingIsOff) {
