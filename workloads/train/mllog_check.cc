@@ -456,15 +456,15 @@ class Checker {
     const std::string what = target_key_ + (target_key_ == "eval_error" ? " <= " : " >= ");
     char target[32];
     std::snprintf(target, sizeof(target), "%g", target_);
-    char best[32];
-    std::snprintf(best, sizeof(best), "%g", best_);
+    char best[48] = "no evaluation";
+    if (!std::isnan(best_)) std::snprintf(best, sizeof(best), "best %g", best_);
     if (run_stop_status_ == "success" && !reached_)
       Fail(run_stop_line_, "key 'run_stop': status success, but no evaluation reached the quality target " + what +
-                               target + " (best " + best + "); a missed target is status aborted");
+                               target + " (" + best + "); a missed target is status aborted");
     if (!reached_) {
       KeyRule target_rule;
       target_rule.kind = Kind::kTarget;
-      Report(target_rule, 0, "quality target " + what + target + " not reached (best " + best + ")");
+      Report(target_rule, 0, "quality target " + what + target + " not reached (" + best + ")");
     }
   }
 

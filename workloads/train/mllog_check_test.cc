@@ -154,6 +154,24 @@ TEST(MllogCheck, BadLinesAndUnknownBenchmarksFailClearly) {
             std::string::npos) << f;
 }
 
+// Hostile logs: bytes that are not UTF-8, a 1 MiB line, a value of the
+// wrong kind where metadata belongs. Each is a FAIL line, never a crash.
+TEST(MllogCheck, HostileLinesAreFailuresNotCrashes) {
+  std::string bad = ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", "
+                    "\"key\": \"submission_org\", \"value\": \"\xff\xfe\", \"metadata\": {}}\n";
+  std::string f = Failures(Check(bad));
+  EXPECT_NE(f.find("log.txt:1: the line after ':::MLLOG ' is not a JSON object"), std::string::npos) << f;
+  std::string huge = ":::MLLOG {\"namespace\": \"" + std::string(1 << 20, 'a') + "\"}\n";
+  f = Failures(Check(huge));
+  EXPECT_NE(f.find("log.txt:1: expected the fields namespace, time_ms, event_type, key, value, metadata in that order"),
+            std::string::npos) << f.substr(0, 300);
+  EXPECT_LT(f.size(), 2000u) << "the message quotes at most a short prefix";
+  auto events = CosmoflowEvents(0.1, "success");
+  events[26].metadata = Json::array({1, 2});  // epoch_start's metadata not an object
+  f = Failures(Check(Write(events)));
+  EXPECT_NE(f.find("key 'epoch_start': metadata needs an integer epoch_num"), std::string::npos) << f;
+}
+
 TEST(MllogCheck, ResnetLarsConstantsAreChecked) {
   std::vector<Event> events = CosmoflowEvents(0.1, "success");
   // Turn it into a ResNet-50 log with LARS.
