@@ -24,34 +24,11 @@ for c in sbatch squeue sacct scontrol scancel; do
   printf '#!/bin/sh\necho %s >> %s/calls\nexec %s "$@"\n' "$c" "$work" "$real" > "$work/shim/$c"
   chmod +x "$work/shim/$c"
 done
-cat > "$work/site.yaml" <<YAML
-systems:
-  - name: bench
-    hostnames: ['.*']
-    partitions:
-      - name: debug
-        scheduler: $sched
-        launcher: local
-        access: ['--partition=debug']
-        environs: [builtin]
-        max_jobs: 50
-environments:
-  - {name: builtin, cc: gcc}
-YAML
+. "$here/slurm_bench_lib.sh"
+slurm_bench_site "$work" "$sched"
 
 for n in 200 20; do
-  cat > "$work/t.yaml" <<YAML
-name: trivial
-executable: echo
-executable_opts: ['"value: 1.5"']
-parameters: {i: [$(seq -s, 1 "$n")]}
-postrun_cmds: ['date +%s.%N > last_act']
-keep_files: [last_act]
-sanity:
-  - {pattern: 'value: '}
-performance:
-  value: {pattern: 'value: (\S+)', group: 1, unit: s}
-YAML
+  slurm_bench_test "$work" "$n"
   rm -f "$work/calls"
   rm -rf "$work/out"
   start=$(date +%s.%N)

@@ -362,9 +362,10 @@ Result<Partition> ParsePartition(const Fields& unnamed, const std::string& syste
   p.scheduler = CanonicalSchedulerName(p.scheduler);
   // Its sched_options, as the backend reads them, with their places.
   auto backend = FindSchedulerBackend(p.scheduler);
-  if (f.Has("sched_options") && backend.ok() && (*backend)->check_options) {
+  // Checked when absent too: the ssh backend needs its hosts.
+  if (backend.ok() && (*backend)->check_options) {
     JsonMarks marks;
-    nlohmann::json so = YamlToJson(f.Get("sched_options"), f.file(), &marks);
+    nlohmann::json so = f.Has("sched_options") ? YamlToJson(f.Get("sched_options"), f.file(), &marks) : nlohmann::json();
     Status st = (*backend)->check_options(JsonField(so, "sched_options", &marks));
     if (!st.ok()) return Status::Error(st.mark().known() ? st.mark() : f.Mark(), what + ": " + st.message());
   }

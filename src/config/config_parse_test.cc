@@ -103,7 +103,16 @@ TEST(ConfigParse, SchedOptionsAreCheckedAtLoadWithTheirPlace) {
             "site.yaml:8:45: partition 'c:p': sched_options: 'resubmit_on_errors' must be a list of strings");
   EXPECT_EQ(ErrorOf(slurm("{max_resubmits: -1}")),
             "site.yaml:8:40: partition 'c:p': sched_options: 'max_resubmits' must be an integer >= 0");
-  EXPECT_EQ(ErrorOf(slurm("{lost_after: 30, ssh_hosts: [a]}")), "no error");
+  EXPECT_EQ(ErrorOf(slurm("{lost_after: 30, ssh_hosts: [a]}")),
+            "site.yaml:8:52: partition 'c:p': sched_options: 'ssh_hosts' is an option of the ssh scheduler only");
+  EXPECT_EQ(ErrorOf(slurm("{lost_afterr: 30}")).substr(0, 101),
+            "site.yaml:8:38: partition 'c:p': sched_options: unknown key 'lost_afterr', did you mean 'lost_after'?");
+  EXPECT_EQ(ErrorOf(slurm("{slurm_envvar_whitelist: [SBATCH_ACCOUNT]}")).substr(0, 116),
+            "site.yaml:8:49: partition 'c:p': sched_options: 'slurm_envvar_whitelist' (ReFrame's) is not supported: "
+            "hetbench does");
+  EXPECT_EQ(ErrorOf(slurm("{sched_access_in_submit: true, slurm_job_cancel_reasons: [NodeDown]}")), "no error");
+  EXPECT_EQ(ErrorOf(slurm("{sched_access_in_submit: 1}")),
+            "site.yaml:8:49: partition 'c:p': sched_options: 'sched_access_in_submit' must be true or false");
   std::string sge = ReplaceAll(slurm("{pe: ''}"), "scheduler: slurm", "scheduler: sge");
   EXPECT_EQ(ErrorOf(sge),
             "site.yaml:8:29: partition 'c:p': sched_options: 'pe' must be the name of a parallel environment (e.g. smp)");

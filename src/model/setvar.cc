@@ -16,6 +16,8 @@ Kind KindOf(const std::string& field) {
   static const std::map<std::string, Kind> kKinds = {
       {"num_tasks", Kind::kInt},          {"num_tasks_per_node", Kind::kInt},
       {"num_cpus_per_task", Kind::kInt},  {"num_gpus_per_node", Kind::kInt},
+      {"num_tasks_per_core", Kind::kInt}, {"num_tasks_per_socket", Kind::kInt},
+      {"use_multithreading", Kind::kBool},
       {"max_retries", Kind::kInt},        {"exclusive_access", Kind::kBool},
       {"exclusive", Kind::kBool},         {"descr", Kind::kString},
       {"executable", Kind::kString},      {"image", Kind::kString},

@@ -74,6 +74,19 @@ Handler Bool(bool TestSpec::*field, const char* what) {
   };
 }
 
+Handler OptionalBool(std::optional<bool> TestSpec::*field, const char* what) {
+  return [field, what](const YAML::Node& n, const std::string& f, TestSpec* s) -> Status {
+    if (n.IsNull()) {
+      s->*field = std::nullopt;
+      return Status::OK();
+    }
+    auto r = YamlBool(n, f, what);
+    if (!r.ok()) return r.status();
+    s->*field = r.value();
+    return Status::OK();
+  };
+}
+
 Result<StringPairs> ParseEnvVars(const YAML::Node& n, const std::string& f) {
   StringPairs out;
   auto add = [&](const YAML::Node& k, const YAML::Node& v) -> Status {
@@ -855,6 +868,9 @@ const std::map<std::string, Handler>& Handlers() {
       {"num_tasks_per_node", Count(&TestSpec::num_tasks_per_node, "num_tasks_per_node", 1)},
       {"num_cpus_per_task", Count(&TestSpec::num_cpus_per_task, "num_cpus_per_task", 1)},
       {"num_gpus_per_node", Count(&TestSpec::num_gpus_per_node, "num_gpus_per_node", 0)},
+      {"num_tasks_per_core", Count(&TestSpec::num_tasks_per_core, "num_tasks_per_core", 1)},
+      {"num_tasks_per_socket", Count(&TestSpec::num_tasks_per_socket, "num_tasks_per_socket", 1)},
+      {"use_multithreading", OptionalBool(&TestSpec::use_multithreading, "use_multithreading")},
       {"num_devices_per_node", ParseDevices},
       {"time_limit", Duration(&TestSpec::time_limit_s, "time_limit")},
       {"build_time_limit", Duration(&TestSpec::build_time_limit_s, "build_time_limit")},

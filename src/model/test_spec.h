@@ -126,6 +126,8 @@ struct TestSpec {
   std::optional<double> build_time_limit_s;
   ContainerSpec container;
   int num_tasks = 1, num_tasks_per_node = 0, num_cpus_per_task = 0, num_gpus_per_node = 0;
+  int num_tasks_per_core = 0, num_tasks_per_socket = 0;  // 0 = unset
+  std::optional<bool> use_multithreading;  // unset: the scheduler's default
   std::map<std::string, int> num_devices_per_node;  // generic devices, e.g. {ipu: 4}
   std::optional<double> time_limit_s;
   double max_pending_time_s = 0;  // batch schedulers cancel a job queued longer; 0 = none

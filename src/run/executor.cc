@@ -124,6 +124,7 @@ struct Executor::Task {
   // one, and how big it was seen; the job was cancelled.
   std::string output_over;
   uint64_t output_seen = 0;
+  std::string launcher;  // the run job's launcher name
 };
 
 Executor::Executor(const Session& session, const ExecOptions& opts, Console* console)
@@ -625,8 +626,8 @@ Status Executor::SubmitBuild(Task* t) {
   t->job.time_limit_s = s.build_time_limit_s.value_or(0);
   if (remote) {
     t->job.sched_options = t->part->sched_options;
-    t->job.options = t->part->access;
-    t->job.options.insert(t->job.options.end(), opts_.job_options.begin(), opts_.job_options.end());
+    t->job.access = t->part->access;
+    t->job.options = opts_.job_options;
   }
   Status st = WriteFile(path, BuildScript(t->stagedir, HetbenchEnv(), prepare, *environ, cmds,
                                           remote ? sched->Directives(t->job) : std::vector<std::string>()));
@@ -694,6 +695,7 @@ Status Executor::SubmitRun(Task* t) {
   if (!backend.ok()) return backend.status();
   auto launcher = MakeLauncher(launcher_name, std::move(launcher_options), *backend);
   if (!launcher.ok()) return launcher.status();
+  t->launcher = launcher_name;
 
   Job job;
   job.name = "hb_" + s.name;
@@ -705,6 +707,9 @@ Status Executor::SubmitRun(Task* t) {
   job.num_tasks = s.num_tasks;
   job.num_tasks_per_node = s.num_tasks_per_node;
   job.num_cpus_per_task = s.num_cpus_per_task;
+  job.num_tasks_per_core = s.num_tasks_per_core;
+  job.num_tasks_per_socket = s.num_tasks_per_socket;
+  job.use_smt = s.use_multithreading ? (*s.use_multithreading ? 1 : 0) : -1;
   job.num_gpus_per_node = s.num_gpus_per_node;
   job.exclusive = s.exclusive_access;
   job.max_pending_time_s = s.max_pending_time_s;
@@ -721,7 +726,7 @@ Status Executor::SubmitRun(Task* t) {
   job.backend_spec = s.k8s;
   job.sched_options = part.sched_options;
   if (!s.local) {  // scheduler options mean nothing to a local job
-    for (const auto& a : t->part->access) job.options.push_back(a);
+    job.access = t->part->access;
     auto resources = ResourceOptions(*t);
     if (!resources.ok()) return resources.status();
     job.options.insert(job.options.end(), resources->begin(), resources->end());
@@ -733,6 +738,7 @@ Status Executor::SubmitRun(Task* t) {
   p.directives = sched->Directives(job);
   p.workdir = t->stagedir;
   p.env = HetbenchEnv();
+  for (auto& kv : (*launcher)->Env()) p.env.push_back(kv);
   auto environ = EnvironLines(*t);
   if (!environ.ok()) return environ.status();
   p.environ = std::move(environ).value();
@@ -896,6 +902,13 @@ void Executor::CheckRun(Task* t) {
   });
   if (r.exit_code != 0) {
     if (auto why = ModuleFailure(t->job.stderr_path)) return Finish(t, "fail", "run", *why);
+  }
+  if (r.exit_code == 0 && !opts_.skip_sanity && HidesHostFailures(t->launcher)) {
+    // pdsh and clush exit 0 when a host fails; their stderr says which.
+    auto err = ReadFile(t->job.stderr_path);
+    std::string host = err.ok() ? RemoteShellFailure(t->launcher, *err) : "";
+    if (!host.empty())
+      return Finish(t, "fail", "run", host + " (" + t->launcher + " itself exited 0; add -S to make it exit non-zero)");
   }
   if (r.exit_code != 0 && !exit_code_checked) {
     std::string last = LastLine(t->job.stderr_path);

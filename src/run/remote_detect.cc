@@ -125,8 +125,8 @@ Status Submit(const DetectTarget& t, const DetectJobOptions& o, Schedulers* sche
   job.stderr_path = JoinPath(p->dir, "hb_detect.err");
   job.time_limit_s = o.time_limit_s;
   job.num_tasks = 1;
-  job.options = part.access;
-  job.options.insert(job.options.end(), o.job_options.begin(), o.job_options.end());
+  job.access = part.access;
+  job.options = o.job_options;
   // torchrun starts Python programs only; the batch script already runs on the node.
   std::string prefix = part.launcher == "torchrun" ? "" : (*launcher)->Prefix(job);
   ScriptParts parts = DetectScriptParts(*t.system, part, prefix, o.exe, p->dir, JoinPath(p->dir, kOutputFile));

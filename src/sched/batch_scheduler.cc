@@ -26,9 +26,47 @@ Status OptionError(const JsonField& v, const std::string& key, const std::string
 
 }  // namespace
 
-Result<BatchOptions> ParseBatchOptions(const nlohmann::json& so) { return ReadBatchOptions(JsonField(so)); }
+Result<BatchOptions> ParseBatchOptions(const nlohmann::json& so, const std::vector<std::string>& backend_keys) {
+  return ReadBatchOptions(JsonField(so), backend_keys);
+}
 
-Result<BatchOptions> ReadBatchOptions(const JsonField& so) {
+namespace {
+
+// The keys every batch backend reads.
+const std::vector<std::string>& BatchKeys() {
+  static const std::vector<std::string> k = {
+      "job_submit_timeout", "resubmit_on_errors",  "max_resubmits",     "ignore_reqnodenotavail",
+      "use_nodes_option",   "max_sacct_failures",  "min_poll_interval", "max_poll_interval",
+      "poll_backoff",       "query_timeout",       "lost_after",        "max_query_failure_time",
+      "cancel_pending_reasons", "slurm_job_cancel_reasons", "sched_access_in_submit"};
+  return k;
+}
+
+// ReFrame's keys that hetbench does not act on, and why.
+const char* NotSupported(const std::string& key) {
+  if (key == "slurm_envvar_whitelist")
+    return "hetbench does not unset SBATCH_* variables before sbatch, so there is nothing to keep; remove it";
+  if (key == "slurm_multi_cluster_mode")
+    return "hetbench follows jobs on the cluster sbatch submits to; name the cluster with access: ['--clusters=NAME'] "
+           "and one partition per cluster";
+  if (key == "slurm_pending_job_reason_poll_freq")
+    return "hetbench reads a pending job's reason in every poll (squeue -j), so there is no separate frequency; "
+           "set min_poll_interval and max_poll_interval instead";
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> IdChunks(const std::vector<std::string>& ids, size_t per_command) {
+  std::vector<std::vector<std::string>> out;
+  if (per_command == 0) per_command = 1;
+  for (size_t i = 0; i < ids.size(); i += per_command)
+    out.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(i),
+                     ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), i + per_command)));
+  return out;
+}
+
+Result<BatchOptions> ReadBatchOptions(const JsonField& so, const std::vector<std::string>& backend_keys) {
   BatchOptions o;
   if (so.absent_or_null()) return o;
   if (!so.json().is_object())
@@ -54,22 +92,34 @@ Result<BatchOptions> ReadBatchOptions(const JsonField& so) {
       done = true;
     }
     if (done) continue;
-    if (key == "resubmit_on_errors" || key == "cancel_pending_reasons") {
+    if (key == "resubmit_on_errors" || key == "cancel_pending_reasons" || key == "slurm_job_cancel_reasons") {
       auto strings = v.Strings();
       if (!v.json().is_array() || !strings.ok()) return OptionError(v, key, "a list of strings");
       auto& dst = key == "resubmit_on_errors" ? o.resubmit_on_errors : o.cancel_pending_reasons;
       dst.insert(dst.end(), strings->begin(), strings->end());
-    } else if (key == "ignore_reqnodenotavail" || key == "use_nodes_option") {
+    } else if (key == "ignore_reqnodenotavail" || key == "use_nodes_option" || key == "sched_access_in_submit") {
       auto b = JsonBool(v.json());
       if (!b) return OptionError(v, key, "true or false");
-      (key == "ignore_reqnodenotavail" ? o.ignore_reqnodenotavail : o.use_nodes_option) = *b;
+      (key == "ignore_reqnodenotavail" ? o.ignore_reqnodenotavail
+       : key == "use_nodes_option"     ? o.use_nodes_option
+                                       : o.sched_access_in_submit) = *b;
     } else if (key == "max_sacct_failures" || key == "max_resubmits") {
       auto n = v.Int(0, INT_MAX);
       if (!n.ok()) return OptionError(v, key, "an integer >= 0");
       (key == "max_sacct_failures" ? o.max_sacct_failures : o.max_resubmits) = static_cast<int>(*n);
+    } else if (std::find(backend_keys.begin(), backend_keys.end(), key) != backend_keys.end()) {
+      // read by the backend itself
+    } else if (key == "ssh_hosts" || key == "hosts" || key == "unqualified_hostnames" || key == "pe") {
+      return v.Placed("sched_options: '" + key + "' is an option of the " + (key == "pe" ? "sge" : "ssh") +
+                      " scheduler only");
+    } else if (const char* why = NotSupported(key)) {
+      return v.Placed("sched_options: '" + key + "' (ReFrame's) is not supported: " + why);
+    } else {
+      std::vector<std::string> known = BatchKeys();
+      known.insert(known.end(), backend_keys.begin(), backend_keys.end());
+      return v.Placed("sched_options: unknown key '" + key + "'" + DidYouMean(key, known) +
+                      " (known: " + Join(known, ", ") + ")");
     }
-    // Other keys (ReFrame's ssh_hosts, sched_access_in_submit, ...) are kept
-    // in the configuration and not acted on.
   }
   if (o.min_poll_interval <= 0) o.min_poll_interval = 0.05;
   if (o.max_poll_interval < o.min_poll_interval) o.max_poll_interval = o.min_poll_interval;
@@ -105,12 +155,41 @@ const BatchScheduler::PartitionOptions& BatchScheduler::PartitionOf(const Job& j
   std::string key = job.sched_options.dump();
   auto it = partitions_.find(key);
   if (it != partitions_.end()) return it->second;
-  auto parsed = ParseBatchOptions(job.sched_options);  // checked before anything runs (instance_key)
+  auto parsed = ParseBatchOptions(job.sched_options, BackendKeys());  // checked before anything runs (instance_key)
   if (!parsed.ok()) return own_;
   return partitions_.emplace(key, Compile(std::move(parsed.value()))).first->second;
 }
 
 const BatchOptions& BatchScheduler::JobOptions(const Job& job) const { return PartitionOf(job).opts; }
+
+Result<Observations> BatchScheduler::QueryInChunks(
+    const std::vector<std::string>& ids,
+    const std::function<Result<Observations>(const std::vector<std::string>&)>& query) {
+  if (ids.size() <= kMaxIdsPerCommand) return query(ids);
+  Observations all;
+  for (const auto& chunk : IdChunks(ids)) {
+    auto r = query(chunk);
+    if (!r.ok()) return r;
+    all.insert(r->begin(), r->end());
+  }
+  return all;
+}
+
+std::vector<std::string> BatchScheduler::WithIds(std::vector<std::string> head, const std::vector<std::string>& ids) {
+  head.insert(head.end(), ids.begin(), ids.end());
+  return head;
+}
+
+std::vector<std::string> BatchScheduler::ScriptOptions(const Job& job) const {
+  std::vector<std::string> out;
+  if (!JobOptions(job).sched_access_in_submit) out = job.access;
+  out.insert(out.end(), job.options.begin(), job.options.end());
+  return out;
+}
+
+std::vector<std::string> BatchScheduler::SubmitAccess(const Job& job) const {
+  return JobOptions(job).sched_access_in_submit ? job.access : std::vector<std::string>{};
+}
 
 double BatchScheduler::Now() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -141,7 +220,7 @@ Status BatchScheduler::Submit(Job* job) {
   const PartitionOptions& part = PartitionOf(*job);
   const BatchOptions& po = part.opts;
   for (int attempt = 0;; ++attempt) {
-    CommandResult r = runner_->Run(argv, po.job_submit_timeout, job->workdir);
+    CommandResult r = runner_->Run(argv, po.job_submit_timeout, job->workdir, SubmitStdin(*job));
     if (r.exit_code == 0 && !r.timed_out) {
       auto parsed = ParseSubmitOutput(r);
       if (!parsed.ok()) return parsed.status();

@@ -20,6 +20,7 @@
 // tests replace.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <regex>
@@ -57,14 +58,26 @@ struct BatchOptions {
   double query_timeout = 30;
   double lost_after = 60;
   double max_query_failure_time = 600;
-  std::vector<std::string> cancel_pending_reasons;  // empty = the backend's default list
+  std::vector<std::string> cancel_pending_reasons;  // empty = the backend's default list; ReFrame: slurm_job_cancel_reasons
+  bool sched_access_in_submit = false;              // ReFrame: access on the submission command line
 };
 
 // Reads sched_options; an unknown option or a wrong type is an error.
-Result<BatchOptions> ParseBatchOptions(const nlohmann::json& sched_options);
+// `backend_keys` are the backend's own keys (Grid Engine's `pe`, ssh's
+// `ssh_hosts`), read by the backend and accepted here.
+Result<BatchOptions> ParseBatchOptions(const nlohmann::json& sched_options,
+                                       const std::vector<std::string>& backend_keys = {});
 // The same, with the place of each value in errors when `sched_options`
 // has marks (the configuration loader's check).
-Result<BatchOptions> ReadBatchOptions(const JsonField& sched_options);
+Result<BatchOptions> ReadBatchOptions(const JsonField& sched_options,
+                                      const std::vector<std::string>& backend_keys = {});
+
+// The most job ids one query command names; more are split into several
+// commands, so that no argument list grows without bound.
+constexpr size_t kMaxIdsPerCommand = 500;
+// ids in slices of at most kMaxIdsPerCommand, in order.
+std::vector<std::vector<std::string>> IdChunks(const std::vector<std::string>& ids,
+                                               size_t per_command = kMaxIdsPerCommand);
 
 // The options that belong to the scheduler endpoint rather than to one
 // partition (polling and fault handling), as JSON: partitions whose
@@ -92,6 +105,9 @@ class BatchScheduler : public Scheduler {
   virtual std::vector<std::string> RequiredCommands() const = 0;
   // The submission command for a job whose script is written.
   virtual std::vector<std::string> SubmitCommand(const Job& job) const = 0;
+  // The file the submission command reads on stdin ("" = none): LSF's
+  // `bsub < script`.
+  virtual std::string SubmitStdin(const Job&) const { return ""; }
   // The job id from a successful submission's output.
   virtual Result<std::string> ParseSubmitOutput(const CommandResult& r) const = 0;
   // Asks the scheduler about these jobs, with as few commands as it can
@@ -99,6 +115,8 @@ class BatchScheduler : public Scheduler {
   // An error means the query failed (the scheduler did not answer).
   virtual Result<Observations> Query(const std::vector<std::string>& ids) = 0;
   virtual std::vector<std::string> CancelCommand(const std::vector<std::string>& ids) const = 0;
+  // The backend's own sched_options keys (ParseBatchOptions' backend_keys).
+  virtual std::vector<std::string> BackendKeys() const { return {}; }
   // Pending reasons that mean the job will never start, by default.
   virtual std::vector<std::string> DefaultCancelReasons() const { return {}; }
 
@@ -108,6 +126,19 @@ class BatchScheduler : public Scheduler {
   // The options of one job's partition (Job::sched_options, parsed once
   // per distinct value; the instance's own when null or unreadable).
   const BatchOptions& JobOptions(const Job& job) const;
+  // Runs `query` on each slice of at most kMaxIdsPerCommand ids and merges
+  // what they say; the first failure is the result.
+  static Result<Observations> QueryInChunks(
+      const std::vector<std::string>& ids,
+      const std::function<Result<Observations>(const std::vector<std::string>&)>& query);
+  // `head` followed by the ids: the cancel commands (scancel, qdel, bkill...).
+  static std::vector<std::string> WithIds(std::vector<std::string> head, const std::vector<std::string>& ids);
+  // The options a job script carries: the partition's access options
+  // (unless its sched_access_in_submit is true), then Job::options.
+  std::vector<std::string> ScriptOptions(const Job& job) const;
+  // The access options for the submission command line: the partition's
+  // access with sched_access_in_submit, else none (ReFrame's).
+  std::vector<std::string> SubmitAccess(const Job& job) const;
   double Now() const;
 
  private:

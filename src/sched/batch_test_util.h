@@ -17,6 +17,19 @@
 
 namespace hb {
 
+// A job for directive tests: hb_stream with 8 tasks, 4 a node, and its
+// output files in /s.
+inline Job DirectiveJob() {
+  Job j;
+  j.name = "hb_stream";
+  j.script_path = "/s/hb_job.sh";
+  j.stdout_path = "/s/hb_job.out";
+  j.stderr_path = "/s/hb_job.err";
+  j.num_tasks = 8;
+  j.num_tasks_per_node = 4;
+  return j;
+}
+
 template <typename S>
 struct BatchFixture {
   using Make = std::function<std::unique_ptr<S>(std::unique_ptr<CommandRunner>, BatchOptions)>;
@@ -29,9 +42,13 @@ struct BatchFixture {
     runner = r.get();
     sched = make(std::move(r), o);
   }
+  // What the submission program prints for a job it numbers `id` (sbatch
+  // --parsable, qsub: the id alone; bsub: "Job <id> is submitted...").
+  std::function<std::string(const std::string&)> submit_output = [](const std::string& id) { return id + "\n"; };
+
   // Submits a job that the fake scheduler numbers `id`.
   Job Submit(const std::string& id) {
-    runner->Expect(submit_, 0, id + "\n");
+    runner->Expect(submit_, 0, submit_output(id));
     Job j;
     j.name = "hb_t";
     j.script_path = "/s/hb_job.sh";

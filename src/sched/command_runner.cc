@@ -71,9 +71,10 @@ class SystemCommandRunner : public CommandRunner {
     if (!dir_.empty()) (void)RemoveTree(dir_);
   }
 
-  CommandResult Run(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd) override {
+  CommandResult Run(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd,
+                    const std::string& stdin_path) override {
     auto start = std::chrono::steady_clock::now();
-    CommandResult res = RunOnce(argv, timeout_s, cwd);
+    CommandResult res = RunOnce(argv, timeout_s, cwd, stdin_path);
     if (!argv.empty() && LogEnabled(kLogDebug)) {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::vector<std::string> words;
@@ -86,7 +87,8 @@ class SystemCommandRunner : public CommandRunner {
     return res;
   }
 
-  CommandResult RunOnce(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd) {
+  CommandResult RunOnce(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd,
+                        const std::string& stdin_path) {
     CommandResult res;
     if (argv.empty()) return res;
     Count(argv[0]);
@@ -97,6 +99,7 @@ class SystemCommandRunner : public CommandRunner {
     SpawnOptions so;
     so.argv = argv;
     so.cwd = cwd;
+    so.stdin_path = stdin_path;
     so.stdout_path = dir_ + "/out";
     so.stderr_path = dir_ + "/err";
     auto pid = SpawnProcess(so);

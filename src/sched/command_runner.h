@@ -29,8 +29,10 @@ class CommandRunner {
  public:
   virtual ~CommandRunner() = default;
   // Runs argv (argv[0] looked up in PATH) in `cwd` ("" = current folder),
-  // killing it after timeout_s seconds.
-  virtual CommandResult Run(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd = "") = 0;
+  // killing it after timeout_s seconds, with standard input from
+  // `stdin_path` ("" = /dev/null).
+  virtual CommandResult Run(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd = "",
+                            const std::string& stdin_path = "") = 0;
   // True when `program` can be found in PATH (or is an executable path).
   virtual bool Exists(const std::string& program) = 0;
 

@@ -28,9 +28,10 @@ class FakeCommandRunner : public CommandRunner {
   // Programs that do not exist.
   void Missing(const std::string& program) { missing_.insert(program); }
 
-  CommandResult Run(const std::vector<std::string>& argv, double, const std::string&) override {
+  CommandResult Run(const std::vector<std::string>& argv, double, const std::string&,
+                    const std::string& stdin_path) override {
     Count(argv[0]);
-    calls.push_back(Join(argv, " "));
+    calls.push_back(Join(argv, " ") + (stdin_path.empty() ? "" : " < " + stdin_path));
     if (missing_.count(argv[0])) {
       CommandResult r;
       r.not_found = true;

@@ -44,11 +44,19 @@ struct Job {
   int num_tasks = 1;
   int num_tasks_per_node = 0;  // 0 = unset
   int num_cpus_per_task = 0;
+  int num_tasks_per_core = 0;    // 0 = unset
+  int num_tasks_per_socket = 0;  // 0 = unset
+  int use_smt = -1;              // ReFrame's use_multithreading: -1 unset, 0 no, 1 yes
   int num_gpus_per_node = 0;
   std::map<std::string, int> num_devices_per_node;  // generic devices, e.g. {ipu: 4}
   bool exclusive = false;
   std::string pin_nodes;  // run on these nodes (--distribute); "" = anywhere
-  std::vector<std::string> options;  // scheduler options: access, resources, -J options
+  // The partition's `access` options (ReFrame's job.sched_access): in the
+  // job script before `options`, or on the submission command line with
+  // sched_options `sched_access_in_submit: true`. The remote-shell
+  // launchers (pdsh, clush, ssh) take their hosts from them.
+  std::vector<std::string> access;
+  std::vector<std::string> options;  // scheduler options: resources, the test's job_options, -J options
   // Extra environment for the job process (e.g. HETBENCH_JOB_MARK, used to
   // find processes that escaped the job's process group).
   std::vector<std::pair<std::string, std::string>> env;

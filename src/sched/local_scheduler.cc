@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <set>
 
 #include "sched/proc_tree.h"
 #include "sched/process.h"
@@ -91,19 +92,37 @@ std::string HostName() {
   return buf;
 }
 
+// Job marks are numbered across instances: "<pid>.<seq>" names one job of
+// this process whichever instance runs it.
+long g_next_seq = 0;
+
 }  // namespace
+
+// Every instance alive in this process: each reaps all children, so a
+// child of another instance is handed to it, and strays are judged
+// against every instance's live jobs.
+std::set<LocalScheduler*>& LocalScheduler::Instances() {
+  static std::set<LocalScheduler*> all;
+  return all;
+}
 
 LocalScheduler::LocalScheduler(Options opts)
     : opts_(opts),
       init_(BecomeSubreaper()),
       hostname_(HostName()),
-      mark_prefix_(std::to_string(::getpid()) + ".") {}
+      mark_prefix_(std::to_string(::getpid()) + ".") {
+  Instances().insert(this);
+}
 
-LocalScheduler::~LocalScheduler() { Shutdown(); }
+LocalScheduler::~LocalScheduler() {
+  Shutdown();
+  Instances().erase(this);
+}
 
 Status LocalScheduler::Submit(Job* job) {
   if (!init_.ok()) return init_;
-  long seq = ++next_seq_;
+  long seq = ++g_next_seq;
+  ++submitted_;
   std::string mark = mark_prefix_ + std::to_string(seq);
   const char* outer = std::getenv(kMarkVar);  // we run inside a job ourselves
   SpawnOptions o;
@@ -121,6 +140,7 @@ Status LocalScheduler::Submit(Job* job) {
   double now = MonoNow();
   Entry e;
   e.seq = seq;
+  own_seqs_.insert(seq);
   e.time_limit_s = job->time_limit_s;
   e.deadline = job->time_limit_s > 0 ? now + job->time_limit_s : kInf;
   e.kill_at = kInf;
@@ -164,9 +184,11 @@ void LocalScheduler::Reap() {
     pid_t pid = ::waitpid(-1, &status, WNOHANG);
     if (pid < 0 && errno == EINTR) continue;
     if (pid <= 0) return;  // 0: none has exited; ECHILD: no children at all
-    scan_pending_ = true;
-    auto it = entries_.find(pid);
-    if (it != entries_.end() && !it->second.ended) Finish(pid, &it->second, status);
+    for (LocalScheduler* owner : Instances()) {
+      owner->scan_pending_ = true;
+      auto it = owner->entries_.find(pid);
+      if (it != owner->entries_.end() && !it->second.ended) owner->Finish(pid, &it->second, status);
+    }
   }
 }
 
@@ -222,8 +244,11 @@ int LocalScheduler::ScanForStrays(bool every_mark) {
   next_scan_at_ = MonoNow() + kStrayScanInterval;
   int signalled = 0;
   for (pid_t pid : ListChildren(::getpid())) {
-    auto it = entries_.find(pid);
-    if (it != entries_.end() && !it->second.ended) continue;
+    bool leader = std::any_of(Instances().begin(), Instances().end(), [&](const LocalScheduler* i) {
+      auto it = i->entries_.find(pid);
+      return it != i->entries_.end() && !it->second.ended;
+    });
+    if (leader) continue;
     std::optional<std::string> mark = ReadProcessEnv(pid, kMarkVar);
     if (!mark || !IsOurEndedMark(*mark, every_mark)) continue;
     SignalProcess(pid, SIGKILL);
@@ -235,10 +260,15 @@ int LocalScheduler::ScanForStrays(bool every_mark) {
 bool LocalScheduler::IsOurEndedMark(const std::string& value, bool every_mark) const {
   for (const std::string& token : Split(value, ',')) {
     if (!StartsWith(token, mark_prefix_)) continue;
-    if (every_mark) return true;
     long seq = std::atol(token.c_str() + mark_prefix_.size());
-    bool live = std::any_of(entries_.begin(), entries_.end(),
-                            [&](const auto& kv) { return !kv.second.ended && kv.second.seq == seq; });
+    if (every_mark) {  // every job this instance ran, live or not
+      if (own_seqs_.count(seq)) return true;
+      continue;
+    }
+    bool live = std::any_of(Instances().begin(), Instances().end(), [&](const LocalScheduler* i) {
+      return std::any_of(i->entries_.begin(), i->entries_.end(),
+                         [&](const auto& kv) { return !kv.second.ended && kv.second.seq == seq; });
+    });
     if (!live) return true;
   }
   return false;
@@ -252,7 +282,7 @@ int LocalScheduler::LiveJobs() const {
 // Cancels what is left (SIGTERM, up to the grace period, then SIGKILL),
 // kills every marked child, and reaps until none is left or ~2 s passed.
 void LocalScheduler::Shutdown() {
-  if (next_seq_ == 0) return;  // never ran anything
+  if (submitted_ == 0) return;  // never ran anything
   double now = MonoNow();
   for (auto& [pid, e] : entries_) BeginStop(pid, &e, Stop::kCancel, now);
   Reap();

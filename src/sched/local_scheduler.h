@@ -30,12 +30,17 @@
 //
 // Owned by the executor and used from its single thread only. Poll reaps
 // *every* child of the process: other code must not wait for its own
-// children while Poll may run (it would find them gone).
+// children while Poll may run (it would find them gone). Several instances
+// may live in one process (the ssh backend runs its copy-and-exec wrapper
+// through its own): a child one of them reaps is handed to the instance
+// that started it, and a process counts as a stray only when no instance
+// has a live job of its mark.
 #pragma once
 
 #include <sys/types.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -96,7 +101,9 @@ class LocalScheduler : public Scheduler {
   Status init_;           // BecomeSubreaper's result; Submit reports it
   std::string hostname_;
   std::string mark_prefix_;  // "<our pid>."
-  long next_seq_ = 0;
+  long submitted_ = 0;
+  std::set<long> own_seqs_;  // the marks of the jobs this instance ran
+  static std::set<LocalScheduler*>& Instances();
   std::map<pid_t, Entry> entries_;  // by leader pid, until delivered terminal
   bool scan_pending_ = false;
   double next_scan_at_ = 0;  // monotonic; scans are rate-limited

@@ -282,3 +282,43 @@ TEST_F(LocalSchedulerTest, ManyTrivialJobsAreCheap) {
 
 }  // namespace
 }  // namespace hb
+
+namespace hb {
+namespace {
+
+// Two instances in one process (the ssh backend has its own): whichever
+// reaps a child hands its status to the instance that started it, and a
+// live job of one is never taken for a stray by the other.
+TEST(LocalSchedulerInstances, EachGetsItsOwnJobsStatus) {
+  hb::TempDir dir;
+  auto make = [&](const std::string& name, const std::string& script) {
+    Job job;
+    job.name = name;
+    job.workdir = dir.path();
+    job.script_path = dir / (name + ".sh");
+    job.stdout_path = dir / (name + ".out");
+    job.stderr_path = dir / (name + ".err");
+    EXPECT_TRUE(WriteFile(job.script_path, script + "\n").ok());
+    return job;
+  };
+  LocalScheduler a, b;
+  Job fast = make("fast", "exit 3"), slow = make("slow", "sleep 0.5 & wait; exit 4");
+  ASSERT_TRUE(b.Submit(&fast).ok());
+  ASSERT_TRUE(a.Submit(&slow).ok());
+  usleep(200 * 1000);
+  a.Poll({&slow});  // reaps b's job too, and must not kill b's or its own
+  EXPECT_EQ(slow.state.kind, Kind::kRunning);
+  b.Poll({&fast});
+  EXPECT_EQ(fast.state.kind, Kind::kCompleted);
+  EXPECT_EQ(fast.state.exit_code, 3);
+  for (int i = 0; i < 100 && !slow.state.terminal(); ++i) {
+    usleep(20 * 1000);
+    b.Poll({});  // b reaps a's job
+    a.Poll({&slow});
+  }
+  EXPECT_EQ(slow.state.kind, Kind::kCompleted);
+  EXPECT_EQ(slow.state.exit_code, 4);
+}
+
+}  // namespace
+}  // namespace hb

@@ -453,7 +453,7 @@ std::vector<std::string> PbsScheduler::RequiredCommands() const { return {"qsub"
 std::vector<std::string> PbsScheduler::Directives(const Job& job) const {
   std::vector<std::string> d, separate, verbatim, chunk;
   auto opt = [&](const std::string& o) { d.push_back("#PBS " + o); };
-  for (const auto& o : job.options) {
+  for (const auto& o : ScriptOptions(job)) {
     if (o.empty()) continue;
     (o[0] == '-' ? separate : o[0] == '#' ? verbatim : chunk).push_back(o);
   }
@@ -472,6 +472,7 @@ std::vector<std::string> PbsScheduler::Directives(const Job& job) const {
 // only read them there).
 std::vector<std::string> PbsScheduler::SubmitCommand(const Job& job) const {
   std::vector<std::string> argv = {"qsub"};
+  for (const auto& o : SubmitAccess(job)) argv.push_back(o);
   if (!job.stdout_path.empty()) argv.insert(argv.end(), {"-o", job.stdout_path});
   if (!job.stderr_path.empty()) argv.insert(argv.end(), {"-e", job.stderr_path});
   argv.push_back(job.script_path);
@@ -489,9 +490,7 @@ Result<std::string> PbsScheduler::ParseSubmitOutput(const CommandResult& r) cons
 }
 
 std::vector<std::string> PbsScheduler::CancelCommand(const std::vector<std::string>& ids) const {
-  std::vector<std::string> argv = {"qdel"};
-  argv.insert(argv.end(), ids.begin(), ids.end());
-  return argv;
+  return WithIds({"qdel"}, ids);
 }
 
 std::vector<std::string> PbsScheduler::QstatCommand(const std::vector<std::string>& ids, bool json) const {
@@ -514,6 +513,8 @@ void PbsScheduler::NoticeMissing(const std::vector<std::string>& unknown) {
 }
 
 Result<Observations> PbsScheduler::Query(const std::vector<std::string>& ids) {
+  if (ids.size() > kMaxIdsPerCommand)
+    return QueryInChunks(ids, [this](const std::vector<std::string>& chunk) { return Query(chunk); });
   CommandResult r = runner().Run(QstatCommand(ids, use_json_), options().query_timeout);
   bool only_unknown = false;
   std::vector<std::string> unknown = QstatUnknownIds(r.err, &only_unknown);

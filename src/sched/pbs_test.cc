@@ -430,6 +430,29 @@ TEST(PbsScheduler, OneQstatPerPollForAllJobs) {
   EXPECT_TRUE(f.sched->using_json());
 }
 
+// Issue 19, item 1: qstat names hetbench's jobs, at most 500 ids a call.
+TEST(TorqueScheduler, QstatNamesItsOwnJobsInChunksOf500) {
+  Fixture f("torque");
+  std::vector<Job> jobs;
+  for (int i = 0; i < 1001; ++i) jobs.push_back(f.Submit(std::to_string(5000 + i) + ".host"));
+  for (int c = 0; c < 3; ++c) {
+    std::string out;
+    for (int i = c * 500; i < std::min(1001, (c + 1) * 500); ++i)
+      out += "Job Id: " + std::to_string(5000 + i) + ".host\n    job_state = R\n\n";
+    f.runner->Expect("qstat", 0, out);
+  }
+  std::vector<Job*> ptrs;
+  for (auto& j : jobs) ptrs.push_back(&j);
+  f.Poll(ptrs);
+  EXPECT_EQ(f.runner->counts().at("qstat"), 3);
+  size_t last = f.runner->calls.size();
+  ASSERT_GE(last, 3u);
+  EXPECT_EQ(std::count(f.runner->calls[last - 3].begin(), f.runner->calls[last - 3].end(), ' '), 501);  // qstat -f + 500
+  EXPECT_EQ(f.runner->calls[last - 1], "qstat -f 6000.host");
+  EXPECT_EQ(jobs[0].state.kind, Kind::kRunning);
+  EXPECT_EQ(jobs[1000].state.kind, Kind::kRunning);
+}
+
 TEST(TorqueScheduler, OneQstatPerPollForAllJobs) {
   Fixture f("torque");
   Job a = f.Submit("179.host"), b = f.Submit("180.host"), c = f.Submit("181.host");

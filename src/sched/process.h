@@ -1,6 +1,6 @@
 // The process spawner: the one seam through which hetbench starts a local
 // process. SpawnProcess starts a program in a new process group (pgid ==
-// pid) with stdin from /dev/null and stdout/stderr in files, and returns its
+// pid) with stdin from /dev/null (or a file) and stdout/stderr in files, and returns its
 // pid; it never waits for it. Reaping is the caller's business (the local
 // scheduler reaps every child with waitpid(-1) from the executor's loop).
 //
@@ -34,6 +34,9 @@ struct SpawnOptions {
   // paths are relative to cwd. "" = /dev/null.
   std::string stdout_path;
   std::string stderr_path;
+  // Standard input from this file ("" = /dev/null): bsub reads its job
+  // script there.
+  std::string stdin_path;
 };
 
 Result<pid_t> SpawnProcess(const SpawnOptions& opts);

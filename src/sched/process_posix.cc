@@ -63,7 +63,8 @@ class FileActions {
     if (!o.cwd.empty()) {
       if (int e = posix_spawn_file_actions_addchdir_np(&fa_, o.cwd.c_str())) return e;
     }
-    if (int e = posix_spawn_file_actions_addopen(&fa_, 0, "/dev/null", O_RDONLY, 0)) return e;
+    const char* in = o.stdin_path.empty() ? "/dev/null" : o.stdin_path.c_str();
+    if (int e = posix_spawn_file_actions_addopen(&fa_, 0, in, O_RDONLY, 0)) return e;
     if (int e = AddOutput(1, o.stdout_path)) return e;
     if (int e = AddOutput(2, o.stderr_path)) return e;
     return CloseOthers();

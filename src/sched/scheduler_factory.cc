@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <map>
 
+#include "sched/flux.h"
 #include "sched/local_scheduler.h"
+#include "sched/lsf.h"
+#include "sched/oar.h"
 #include "sched/pbs.h"
 #include "sched/sge.h"
 #include "sched/slurm.h"
+#include "sched/ssh.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -36,7 +40,7 @@ SchedulerBackend Local() {
   return b;
 }
 
-// Slurm (slurm, squeue) and PBS (pbs, torque): the backend's class made
+// Slurm (slurm, squeue), PBS (pbs, torque), LSF, OAR and Flux: the backend's class made
 // with its name, the system's commands and the parsed options.
 template <typename Backend>
 SchedulerBackend Batch(const std::string& name, std::vector<std::string> aliases,
@@ -64,20 +68,37 @@ SchedulerBackend Sge() {
                       const SchedulerFlags& f) -> Result<std::string> {
     auto pe = ParseSgeParallelEnv(so);
     if (!pe.ok()) return pe.status();
-    return BatchKey(so, spec, f);
+    auto opts = ParseBatchOptions(so, {"pe"});
+    if (!opts.ok()) return opts.status();
+    return BatchPollingOptions(*opts).dump();
   };
   b.check_options = [](const JsonField& so) {
     Status st = ReadSgeParallelEnv(so).status();
-    return st.ok() ? ReadBatchOptions(so).status() : st;
+    return st.ok() ? ReadBatchOptions(so, {"pe"}).status() : st;
   };
   b.make = [](const nlohmann::json& so, const nlohmann::json&,
               const SchedulerFlags&) -> Result<std::unique_ptr<Scheduler>> {
-    auto opts = ParseBatchOptions(so);
+    auto opts = ParseBatchOptions(so, {"pe"});
     if (!opts.ok()) return opts.status();
     auto pe = ParseSgeParallelEnv(so);
     if (!pe.ok()) return pe.status();
     return std::unique_ptr<Scheduler>(
         std::make_unique<SgeScheduler>(MakeSystemCommandRunner(), std::move(opts.value()), *pe));
+  };
+  return b;
+}
+
+// ssh (ReFrame's): jobs on remote hosts over ssh; one instance per host list.
+SchedulerBackend Ssh() {
+  SchedulerBackend b;
+  b.name = "ssh";
+  b.check_options = [](const JsonField& so) { return ReadSshOptions(so).status(); };
+  b.make = [](const nlohmann::json& so, const nlohmann::json&,
+              const SchedulerFlags& f) -> Result<std::unique_ptr<Scheduler>> {
+    auto opts = ReadSshOptions(JsonField(so));
+    if (!opts.ok()) return opts.status();
+    return std::unique_ptr<Scheduler>(
+        std::make_unique<SshScheduler>(std::move(opts.value()), LocalScheduler::Options{f.kill_grace_s}));
   };
   return b;
 }
@@ -92,6 +113,12 @@ std::vector<SchedulerBackend>& Backends() {
     v.push_back(Batch<PbsScheduler>("pbs", {"pbspro"}, PbsNodeSpawn));
     v.push_back(Batch<PbsScheduler>("torque", {}, PbsNodeSpawn));  // TORQUE's qstat and states differ from PBS Pro's
     v.push_back(Sge());
+    v.push_back(Ssh());
+    // Format-level backends (their schedulers are not in Debian): one node
+    // per job for launchers that start once per node.
+    v.push_back(Batch<LsfScheduler>("lsf", {}, nullptr));
+    v.push_back(Batch<OarScheduler>("oar", {}, nullptr));
+    v.push_back(Batch<FluxScheduler>("flux", {}, nullptr));
     return v;
   }();
   return backends;

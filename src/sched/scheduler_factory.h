@@ -2,8 +2,8 @@
 // name and its aliases, with its SchedulerTraits and how to make it.
 //
 // Built in (registered here): `local`, `slurm`, `squeue` (Slurm without
-// accounting), `pbs` (alias `pbspro`), `torque` and `sge` -- ReFrame's
-// names. Backends that live above src/sched register themselves from their
+// accounting), `pbs` (alias `pbspro`), `torque`, `sge`, `ssh`, `lsf`,
+// `oar` and `flux` -- ReFrame's names. Backends that live above src/sched register themselves from their
 // own folder at start-up: src/k8s registers `k8s` (alias `kubernetes`).
 // Nothing above src/sched and src/k8s names a backend: the configuration
 // loader normalises aliases (CanonicalSchedulerName), the executor asks for

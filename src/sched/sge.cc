@@ -405,7 +405,7 @@ std::vector<std::string> SgeScheduler::Directives(const Job& job) const {
   std::string pe = PeOf(job);
   if (!pe.empty())
     opt("-pe " + pe + " " + std::to_string(std::max(1, job.num_tasks) * std::max(1, job.num_cpus_per_task)));
-  for (const auto& o : job.options) {
+  for (const auto& o : ScriptOptions(job)) {
     if (StartsWith(o, "#")) d.push_back(o);
     else if (!o.empty()) opt(o);
   }
@@ -428,7 +428,10 @@ Status SgeScheduler::Submit(Job* job) {
 }
 
 std::vector<std::string> SgeScheduler::SubmitCommand(const Job& job) const {
-  return {"qsub", "-terse", job.script_path};
+  std::vector<std::string> argv = {"qsub", "-terse"};
+  for (const auto& o : SubmitAccess(job)) argv.push_back(o);
+  argv.push_back(job.script_path);
+  return argv;
 }
 
 Result<std::string> SgeScheduler::ParseSubmitOutput(const CommandResult& r) const {
@@ -446,9 +449,7 @@ Result<std::string> SgeScheduler::ParseSubmitOutput(const CommandResult& r) cons
 }
 
 std::vector<std::string> SgeScheduler::CancelCommand(const std::vector<std::string>& ids) const {
-  std::vector<std::string> argv = {"qdel"};
-  argv.insert(argv.end(), ids.begin(), ids.end());
-  return argv;
+  return WithIds({"qdel"}, ids);
 }
 
 Result<Observations> SgeScheduler::Query(const std::vector<std::string>& ids) {

@@ -64,6 +64,7 @@ class SgeScheduler : public BatchScheduler {
   Result<std::string> ParseSubmitOutput(const CommandResult& r) const override;
   Result<Observations> Query(const std::vector<std::string>& ids) override;
   std::vector<std::string> CancelCommand(const std::vector<std::string>& ids) const override;
+  std::vector<std::string> BackendKeys() const override { return {"pe"}; }
 
  private:
   // What this backend remembers of a job in flight.

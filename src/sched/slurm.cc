@@ -17,18 +17,6 @@ using Kind = JobState::Kind;
 
 std::string IdList(const std::vector<std::string>& ids) { return Join(ids, ","); }
 
-// Job ids per sacct or squeue call: at most this many, so that an argument
-// stays far below the system's limits; more ids take several calls.
-constexpr size_t kIdsPerCall = 500;
-
-std::vector<std::vector<std::string>> Chunks(const std::vector<std::string>& ids) {
-  std::vector<std::vector<std::string>> out;
-  for (size_t i = 0; i < ids.size(); i += kIdsPerCall)
-    out.emplace_back(ids.begin() + static_cast<std::ptrdiff_t>(i),
-                     ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), i + kIdsPerCall)));
-  return out;
-}
-
 // "3:0" -> {3, 0}
 std::pair<int, int> ExitAndSignal(const std::string& code) {
   auto parts = Split(code, ':');
@@ -243,6 +231,8 @@ std::vector<std::string> SlurmScheduler::Directives(const Job& job) const {
   opt("--job-name=\"" + job.name + "\"");
   opt("--ntasks=" + std::to_string(job.num_tasks));
   if (job.num_tasks_per_node > 0) opt("--ntasks-per-node=" + std::to_string(job.num_tasks_per_node));
+  if (job.num_tasks_per_core > 0) opt("--ntasks-per-core=" + std::to_string(job.num_tasks_per_core));
+  if (job.num_tasks_per_socket > 0) opt("--ntasks-per-socket=" + std::to_string(job.num_tasks_per_socket));
   if (job.num_cpus_per_task > 0) opt("--cpus-per-task=" + std::to_string(job.num_cpus_per_task));
   if (job.time_limit_s > 0) {
     long t = static_cast<long>(std::ceil(job.time_limit_s));
@@ -258,7 +248,8 @@ std::vector<std::string> SlurmScheduler::Directives(const Job& job) const {
   }
   opt("--output=" + job.stdout_path);
   opt("--error=" + job.stderr_path);
-  for (const auto& o : job.options) {
+  if (job.use_smt >= 0) opt(job.use_smt ? "--hint=multithread" : "--hint=nomultithread");
+  for (const auto& o : ScriptOptions(job)) {
     if (StartsWith(o, "#")) d.push_back(o);
     else if (DirectiveSafe(o)) opt(o);
     else d.push_back("# on the sbatch command line: " + ReplaceAll(ReplaceAll(ShellQuote(o), "\n", "\\n"), "\r", "\\r"));
@@ -268,7 +259,8 @@ std::vector<std::string> SlurmScheduler::Directives(const Job& job) const {
 
 std::vector<std::string> SlurmScheduler::SubmitCommand(const Job& job) const {
   std::vector<std::string> argv = {"sbatch", "--parsable"};
-  for (const auto& o : job.options)
+  for (const auto& o : SubmitAccess(job)) argv.push_back(o);
+  for (const auto& o : ScriptOptions(job))
     if (!StartsWith(o, "#") && !DirectiveSafe(o)) argv.push_back(o);
   argv.push_back(job.script_path);
   return argv;
@@ -284,9 +276,7 @@ Result<std::string> SlurmScheduler::ParseSubmitOutput(const CommandResult& r) co
 }
 
 std::vector<std::string> SlurmScheduler::CancelCommand(const std::vector<std::string>& ids) const {
-  std::vector<std::string> argv = {"scancel"};
-  argv.insert(argv.end(), ids.begin(), ids.end());
-  return argv;
+  return WithIds({"scancel"}, ids);
 }
 
 // ReFrame's list of pending reasons that need a system administrator
@@ -297,15 +287,11 @@ std::vector<std::string> SlurmScheduler::DefaultCancelReasons() const {
 }
 
 Result<Observations> SlurmScheduler::QuerySacct(const std::vector<std::string>& ids, bool* fall_back) {
-  if (ids.size() > kIdsPerCall) {
-    Observations all;
-    for (const auto& chunk : Chunks(ids)) {
-      auto r = QuerySacct(chunk, fall_back);
-      if (!r.ok() || *fall_back) return r;
-      all.insert(r->begin(), r->end());
-    }
-    return all;
-  }
+  if (ids.size() > kMaxIdsPerCommand)
+    return QueryInChunks(ids, [&](const std::vector<std::string>& chunk) -> Result<Observations> {
+      if (*fall_back) return Observations{};  // the squeue way takes over
+      return QuerySacct(chunk, fall_back);
+    });
   CommandResult r = runner().Run({"sacct", "-P", "-n", "-X", "-j", IdList(ids), "-o",
                                   "jobid,state,exitcode,reason,nodelist,start,end"},
                                  options().query_timeout);
@@ -372,15 +358,8 @@ Observations SlurmScheduler::ScontrolJobs(const std::vector<std::string>& ids) {
 }
 
 Result<Observations> SlurmScheduler::QuerySqueue(const std::vector<std::string>& ids) {
-  if (ids.size() > kIdsPerCall) {
-    Observations all;
-    for (const auto& chunk : Chunks(ids)) {
-      auto r = QuerySqueue(chunk);
-      if (!r.ok()) return r;
-      all.insert(r->begin(), r->end());
-    }
-    return all;
-  }
+  if (ids.size() > kMaxIdsPerCommand)
+    return QueryInChunks(ids, [this](const std::vector<std::string>& chunk) { return QuerySqueue(chunk); });
   CommandResult q = runner().Run({"squeue", "-h", "-o", "%i|%T|%r|%N", "-j", IdList(ids)}, options().query_timeout);
   Observations obs;
   // squeue -j with only ids that have left the controller's memory says

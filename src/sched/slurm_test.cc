@@ -114,6 +114,44 @@ TEST(SlurmScheduler, DirectivesAsReFrame) {
                                         "#SBATCH --account=proj", "#SBATCH --gres=gpu:4", "#DW jobdw"}));
 }
 
+// ReFrame's order: tasks per core and socket after tasks per node, the
+// access options after the output files, --hint before the test's options.
+TEST(SlurmScheduler, AccessTasksPerCoreAndMultithreading) {
+  Fixture f("slurm");
+  Job j;
+  j.name = "hb_t";
+  j.num_tasks = 8;
+  j.num_tasks_per_core = 1;
+  j.num_tasks_per_socket = 4;
+  j.use_smt = 0;
+  j.stdout_path = "/s/o";
+  j.stderr_path = "/s/e";
+  j.script_path = "/s/hb_job.sh";
+  j.access = {"--partition=debug", "--account=a1"};
+  j.options = {"--qos=low"};
+  EXPECT_EQ(f.sched->Directives(j),
+            (std::vector<std::string>{"#SBATCH --job-name=\"hb_t\"", "#SBATCH --ntasks=8",
+                                      "#SBATCH --ntasks-per-core=1", "#SBATCH --ntasks-per-socket=4",
+                                      "#SBATCH --output=/s/o", "#SBATCH --error=/s/e",
+                                      "#SBATCH --hint=nomultithread", "#SBATCH --partition=debug",
+                                      "#SBATCH --account=a1", "#SBATCH --qos=low"}));
+  f.runner->Expect("sbatch", 0, "42\n");
+  ASSERT_TRUE(f.sched->Submit(&j).ok());
+  EXPECT_EQ(f.runner->calls.back(), "sbatch --parsable /s/hb_job.sh");
+
+  // sched_access_in_submit: true moves the access options to sbatch's
+  // command line (ReFrame's option of that name).
+  j.sched_options = {{"sched_access_in_submit", true}};
+  j.use_smt = 1;
+  auto d = f.sched->Directives(j);
+  EXPECT_EQ(std::count(d.begin(), d.end(), "#SBATCH --partition=debug"), 0);
+  EXPECT_EQ(std::count(d.begin(), d.end(), "#SBATCH --hint=multithread"), 1);
+  EXPECT_EQ(std::count(d.begin(), d.end(), "#SBATCH --qos=low"), 1);
+  f.runner->Expect("sbatch", 0, "43\n");
+  ASSERT_TRUE(f.sched->Submit(&j).ok());
+  EXPECT_EQ(f.runner->calls.back(), "sbatch --parsable --partition=debug --account=a1 /s/hb_job.sh");
+}
+
 TEST(SlurmScheduler, OptionsSbatchWouldMisreadGoOnTheCommandLine) {
   Fixture f("squeue");
   Job j;

@@ -168,16 +168,19 @@ bool WaitFor(const std::function<bool()>& done, double timeout_s) {
   return done();
 }
 
-std::string LocalSite(const std::string& more) {
+std::string OnePartitionSite(const std::string& partition, const std::string& more) {
   return R"(
 systems:
   - name: box
     hostnames: ['.*']
     partitions:
-      - {name: p, scheduler: local, launcher: local, environs: [gnu]}
+      - {name: p, environs: [gnu], )" +
+         partition + R"(}
 environments:
   - {name: gnu, cc: gcc}
 )" + more;
 }
+
+std::string LocalSite(const std::string& more) { return OnePartitionSite("scheduler: local, launcher: local", more); }
 
 }  // namespace e2e

@@ -53,6 +53,9 @@ sanity: [{pattern: oops, in: stderr}]
 // partition `p` and one environment `gnu`, followed by `more` (further
 // top-level sections, as YAML text).
 std::string LocalSite(const std::string& more = "");
+// The same with the partition's other fields given (YAML flow-mapping
+// entries, e.g. "scheduler: ssh, launcher: local, access: [...]").
+std::string OnePartitionSite(const std::string& partition, const std::string& more = "");
 
 // Runs hetbench with `args` in `cwd`; kills it after timeout_s.
 using Env = std::vector<std::pair<std::string, std::string>>;
