@@ -59,9 +59,14 @@ std::string SshWrapperScript(const std::string& host, const std::vector<std::str
   s += "#!/bin/bash\n";
   s += "# hetbench's ssh backend (docs/backends.md): runs " + script + " on " + host +
        " in a copy of this folder at the same path, then copies the folder back.\n";
-  s += "ssh_cmd=(ssh -o BatchMode=yes";
+  // One connection for all the steps: the first ssh becomes the master
+  // (ControlMaster=auto) and the others reuse it; it ends with the wrapper.
+  s += "ctl=\"${TMPDIR:-/tmp}/hb-ssh-$$\"\n";
+  s += "ssh_opts=(-o BatchMode=yes -o ControlMaster=auto -o \"ControlPath=$ctl\" -o ControlPersist=yes";
   for (const auto& w : ssh_words) s += " " + w;  // shell words, as ReFrame joins them
-  s += " " + ShellQuote(host) + ")\n";
+  s += ")\n";
+  s += "ssh_cmd=(ssh \"${ssh_opts[@]}\" " + ShellQuote(host) + ")\n";
+  s += "trap 'ssh \"${ssh_opts[@]}\" -O exit " + ShellQuote(host) + " >/dev/null 2>&1' EXIT\n";
   s += "dir=" + dir + "\n";
   s += "host=" + ShellQuote(host) + "\n";
   s += "fail() { echo \"hetbench ssh: $host: $*\" >&2; exit 255; }\n";

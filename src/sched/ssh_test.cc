@@ -41,7 +41,10 @@ TEST(SshWrapper, CopiesAroundTheOutputsAndQuotes) {
   j.stdout_path = "/st/it's here/hb_job.out";
   j.stderr_path = "/st/it's here/hb_job.err";
   std::string w = SshWrapperScript("n1", {"-p 2222"}, j);
-  EXPECT_NE(w.find("ssh_cmd=(ssh -o BatchMode=yes -p 2222 n1)\n"), std::string::npos) << w;
+  EXPECT_NE(w.find("ssh_opts=(-o BatchMode=yes -o ControlMaster=auto -o \"ControlPath=$ctl\" -o ControlPersist=yes "
+                   "-p 2222)\nssh_cmd=(ssh \"${ssh_opts[@]}\" n1)\n"),
+            std::string::npos)
+      << w;
   EXPECT_NE(w.find("dir='/st/it'\\''s here'\n"), std::string::npos) << w;
   const std::string excl = " --exclude=./hb_job.out --exclude=./hb_job.err --exclude=./hb_ssh.sh";
   size_t first = w.find(excl);
