@@ -2,7 +2,6 @@
 // holds, and import ReFrame's perflogs and results databases into it.
 #include <unistd.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -18,6 +17,7 @@
 #include "results/run_report.h"
 #include "results/store.h"
 #include "run/console.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
@@ -27,11 +27,6 @@ namespace hb {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-double Now() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 int Fail(const Status& st) {
   std::fprintf(stderr, "hetbench: error: %s\n", st.str().c_str());
@@ -273,14 +268,14 @@ int Import(Store& store, const std::vector<std::string>& paths) {
     opts.source = s.source;
     opts.hash_files = false;  // the test files may have changed since
     opts.skip_existing = true;
-    double t0 = Now();
+    double t0 = WallNow();
     auto added = store.Add(s.session, s.cases, opts);
     if (!added.ok()) return Fail(added.status());
     size_t values = 0;
     for (const auto& c : s.cases) values += c.perf.size();
     if (*added)
       std::printf("Imported session %s (%s): %zu case(s), %zu performance value(s) in %.3f s\n",
-                  s.session.session_id.c_str(), s.source.c_str(), s.cases.size(), values, Now() - t0);
+                  s.session.session_id.c_str(), s.source.c_str(), s.cases.size(), values, WallNow() - t0);
     else
       std::printf("Session %s is already in the store; skipped\n", s.session.session_id.c_str());
   }
@@ -297,7 +292,7 @@ Result<StoreQuery> MakeStoreQuery(const ResultsCommandOptions& o) {
   size_t colon = o.system.find(':');
   q.system = o.system.substr(0, colon);
   if (colon != std::string::npos) q.partition = o.system.substr(colon + 1);
-  double now = Now();
+  double now = WallNow();
   for (auto [text, out, flag] :
        {std::tuple{&o.since, &q.since, "--since"}, std::tuple{&o.until, &q.until, "--until"}}) {
     if (text->empty()) continue;

@@ -4,7 +4,6 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <set>
 
@@ -16,6 +15,7 @@
 #include "run/ci_pipeline.h"
 #include "run/remote_detect.h"
 #include "sched/scheduler_factory.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strings.h"
@@ -24,11 +24,6 @@
 namespace hb {
 
 namespace {
-
-double Now() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 bool UseTerminal() {
   const char* term = std::getenv("TERM");
@@ -207,7 +202,7 @@ int RunCommand(RunCommandOptions o) {
   info.system = session.system_name;
   info.prefix = session.prefix;
   info.config_files = session.config.files;
-  info.start_time = Now();
+  info.start_time = WallNow();
 
   auto handlers =
       PerflogHandlers::Create(session.config.SectionFor("logging", session.system_name), PerflogOptions(o, session));
@@ -239,7 +234,7 @@ int RunCommand(RunCommandOptions o) {
   // The httpjson handlers send in the background; give them a bounded time.
   (*handlers)->Finish(kPerflogFlushSeconds);
   note_handler_warnings();
-  info.end_time = Now();
+  info.end_time = WallNow();
 
   bool failed = false;
   for (const auto& r : results) failed |= r.result == "fail";

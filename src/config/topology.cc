@@ -2,21 +2,16 @@
 
 #include <unistd.h>
 
-#include <chrono>
 
 #include "config/detect.h"
 #include "config/general_options.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "version.h"
 
 namespace hb {
 
 namespace {
-
-double Now() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
 
 std::string HostName() {
   char buf[256] = {0};
@@ -45,7 +40,7 @@ Topology DetectLocalTopology() {
   t.devices = DetectDevices();
   t.hostname = HostName();
   t.hetbench_version = HETBENCH_VERSION;
-  t.time = Now();
+  t.time = WallNow();
   return t;
 }
 

@@ -10,6 +10,7 @@
 #include <limits>
 #include <thread>
 
+#include "util/rfc3339.h"
 #include "util/fs.h"
 #include "util/json_field.h"
 #include "util/strings.h"
@@ -108,31 +109,11 @@ std::string UrlEncode(const std::string& s) {
   return out;
 }
 
-// RFC 3339 ("2024-05-01T10:00:00Z", "...T10:00:00.25+02:00") to epoch
-// seconds; 0 when absent or not a time.
+// RFC 3339 to epoch seconds; 0 when absent or not a time.
 double ParseTime(const json& v) {
-  if (!JsonStringPtr(v)) return 0;
-  const std::string s = *JsonStringPtr(v);
-  std::tm tm{};
-  int consumed = 0;
-  if (sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-             &tm.tm_sec, &consumed) != 6)
-    return 0;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  double t = static_cast<double>(timegm(&tm));
-  size_t i = static_cast<size_t>(consumed);
-  if (i < s.size() && s[i] == '.') {
-    size_t j = i + 1;
-    while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-    t += std::atof(s.substr(i, j - i).c_str());
-    i = j;
-  }
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
-    int hh = 0, mm = 0;
-    if (sscanf(s.c_str() + i + 1, "%2d:%2d", &hh, &mm) == 2) t -= (s[i] == '+' ? 1 : -1) * (hh * 3600.0 + mm * 60);
-  }
-  return t;
+  const std::string* s = JsonStringPtr(v);
+  std::optional<double> t = s ? ParseRfc3339(*s) : std::nullopt;
+  return t ? *t : 0;
 }
 
 bool Contains(const std::vector<std::string>& v, const std::string& s) {
@@ -533,21 +514,11 @@ struct K8sScheduler::Lists {
 
 struct K8sScheduler::Observation : Seen {};
 
-K8sClock K8sClock::Real() {
-  K8sClock c;
-  c.monotonic = [] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
-  c.epoch = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
-  c.sleep = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
-  return c;
-}
-
-K8sScheduler::K8sScheduler(std::string name, std::unique_ptr<KubeApi> api, K8sOptions opts, K8sClock clock)
+K8sScheduler::K8sScheduler(std::string name, std::unique_ptr<KubeApi> api, K8sOptions opts, Clock* clock)
     : name_(std::move(name)),
       api_(std::move(api)),
       opts_(std::make_shared<const K8sOptions>(std::move(opts))),
-      clock_(std::move(clock)),
+      clock_(clock),
       interval_(opts_->batch.min_poll_interval) {}
 
 K8sScheduler::~K8sScheduler() = default;
@@ -593,7 +564,7 @@ Status K8sScheduler::Check() {
     if (!IsTransient(r)) break;
     double wait = r.retry_after_s >= 0 ? r.retry_after_s : 0.5 * (1 << std::min(attempt, 4));
     if (attempt >= b.max_resubmits || Now() + wait > deadline) break;
-    clock_.sleep(wait);
+    clock_->Sleep(wait);
   }
   if (IsOk(r.status)) return Status::OK();
   std::string where = origin_.empty() ? "" : " (" + origin_ + ")";
@@ -727,7 +698,7 @@ Status K8sScheduler::Submit(Job* job) {
     double wait = out.retry_after >= 0 ? out.retry_after : 0.5 * (1 << std::min(attempt, 4));
     if (attempt >= b.max_resubmits || Now() + wait > deadline) break;
     Notice("transient error, retrying: " + out.message);
-    clock_.sleep(wait);
+    clock_->Sleep(wait);
   }
   if (out.kind == CreateOutcome::kTransient || out.kind == CreateOutcome::kFailed) {
     DeleteObjects(t->created, b.query_timeout);

@@ -45,6 +45,7 @@
 #include "k8s/kube_api.h"
 #include "k8s/manifest.h"
 #include "sched/scheduler.h"
+#include "util/clock.h"
 #include "sched/scheduler_factory.h"
 
 namespace hb {
@@ -59,18 +60,11 @@ namespace hb {
 Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const nlohmann::json& sched_options,
                                                     const nlohmann::json& backend_spec, const SchedulerFlags& flags);
 
-// The time the scheduler reads and how it waits between submission
-// retries; tests replace all three so that nothing sleeps.
-struct K8sClock {
-  std::function<double()> monotonic;  // seconds, for intervals and deadlines
-  std::function<double()> epoch;      // seconds since the epoch, for job times
-  std::function<void(double)> sleep;
-  static K8sClock Real();
-};
-
 class K8sScheduler : public Scheduler {
  public:
-  K8sScheduler(std::string name, std::unique_ptr<KubeApi> api, K8sOptions opts, K8sClock clock = K8sClock::Real());
+  // `clock` (util/clock.h) is the time the scheduler reads and how it waits
+  // between submission retries; tests give a FakeClock so nothing sleeps.
+  K8sScheduler(std::string name, std::unique_ptr<KubeApi> api, K8sOptions opts, Clock* clock = &Clock::Real());
   ~K8sScheduler() override;
 
   std::string name() const override { return name_; }
@@ -106,10 +100,10 @@ class K8sScheduler : public Scheduler {
   struct CreateOutcome;
   struct Lists;
 
-  double Now() const { return clock_.monotonic(); }
+  double Now() const { return clock_->Monotonic(); }
   // The options of one job: its partition's, with its test's block.
   Result<std::shared_ptr<const K8sOptions>> OptionsOf(const Job& job);
-  double EpochNow() const { return clock_.epoch(); }
+  double EpochNow() const { return clock_->Wall(); }
   KubeResponse Send(const std::string& method, const std::string& path, const std::string& body, double timeout);
   void Notice(const std::string& text);
 
@@ -140,7 +134,7 @@ class K8sScheduler : public Scheduler {
   // Other partitions' options (Job::sched_options), parsed once each.
   std::map<std::string, std::shared_ptr<const K8sOptions>> partition_opts_;
   bool keep_failed_jobs_ = false;
-  K8sClock clock_;
+  Clock* clock_;
   std::string origin_;
   std::shared_ptr<std::vector<std::string>> warnings_;
   std::map<std::string, std::unique_ptr<Tracked>> tracked_;  // by job id, until terminal

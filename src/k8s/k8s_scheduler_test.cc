@@ -74,14 +74,7 @@ class K8sSchedulerTest : public ::testing::Test {
   void Start(K8sOptions o) {
     auto api = std::make_unique<FakeKubeApi>();
     api_ = api.get();
-    K8sClock c;
-    c.monotonic = [this] { return now_; };
-    c.epoch = [this] { return 1.7e9 + now_; };
-    c.sleep = [this](double s) {
-      now_ += s;
-      slept_ += s;
-    };
-    sched_ = std::make_unique<K8sScheduler>("k8s", std::move(api), std::move(o), c);
+    sched_ = std::make_unique<K8sScheduler>("k8s", std::move(api), std::move(o), &clock_);
   }
   Job* NewJob(const std::string& name) {
     auto j = std::make_unique<Job>();
@@ -114,7 +107,7 @@ class K8sSchedulerTest : public ::testing::Test {
   // Moves the clock to the scheduler's next poll and polls.
   void Poll() {
     double d = sched_->NextPollDelay();
-    if (std::isfinite(d)) now_ += d;
+    if (std::isfinite(d)) clock_.Advance(d);
     sched_->Poll(InFlight());
   }
   static std::string Name(const Job* j) { return j->id.substr(j->id.find('/') + 1); }
@@ -144,8 +137,7 @@ class K8sSchedulerTest : public ::testing::Test {
   }
 
   TempDir tmp_;
-  double now_ = 1000;
-  double slept_ = 0;
+  FakeClock clock_;
   FakeKubeApi* api_ = nullptr;  // owned by sched_
   std::unique_ptr<K8sScheduler> sched_;
   std::vector<std::unique_ptr<Job>> jobs_;
@@ -220,8 +212,8 @@ TEST_F(K8sSchedulerTest, TransientSubmitErrorsAreRetriedHonouringRetryAfter) {
   api_->Script("POST jobs", 0, "connection reset by peer");
   Job* j = Submit("hb_x");
   EXPECT_EQ(api_->CountOf("POST jobs"), 4);
-  EXPECT_GE(slept_, 3);  // Retry-After honoured
-  EXPECT_LE(slept_, 20);  // within job_submit_timeout
+  EXPECT_GE(clock_.slept(), 3);  // Retry-After honoured
+  EXPECT_LE(clock_.slept(), 20);  // within job_submit_timeout
   EXPECT_EQ(j->state.kind, Kind::kQueued);
   EXPECT_TRUE(Noticed("transient error, retrying"));
 }
@@ -235,7 +227,7 @@ TEST_F(K8sSchedulerTest, TransientSubmitErrorsGiveUpWithinTheSubmitTimeout) {
   Status st = sched_->Submit(j);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("503"), std::string::npos) << st.message();
-  EXPECT_LE(slept_, 5);
+  EXPECT_LE(clock_.slept(), 5);
 }
 
 TEST_F(K8sSchedulerTest, RequestThatCannotBeMadeFailsWithoutRetrying) {
@@ -247,7 +239,7 @@ TEST_F(K8sSchedulerTest, RequestThatCannotBeMadeFailsWithoutRetrying) {
   EXPECT_NE(st.message().find("exec plugin 'kubelogin' exited with status 1"), std::string::npos) << st.message();
   EXPECT_EQ(st.message().find("no answer"), std::string::npos) << st.message();
   EXPECT_EQ(api_->CountOf("POST jobs"), 1);
-  EXPECT_EQ(slept_, 0);
+  EXPECT_EQ(clock_.slept(), 0);
 }
 
 // ---------------------------------------------------------------------------
@@ -373,11 +365,11 @@ TEST_F(K8sSchedulerTest, ImagePullBackOffFailsAfterTheGrace) {
   Poll();
   EXPECT_EQ(j->state.kind, Kind::kStarting);
   EXPECT_EQ(j->state.reason, "ErrImagePull: rpc error: pull access denied");
-  now_ += 3;
+  clock_.Advance(3);
   api_->PodWaiting(pod, "ImagePullBackOff", "Back-off pulling image \"nope:1\"");
   Poll();
   EXPECT_EQ(j->state.kind, Kind::kStarting);  // 3 s < grace
-  now_ += 3;
+  clock_.Advance(3);
   Poll();
   EXPECT_EQ(j->state.kind, Kind::kFailed);
   EXPECT_EQ(j->state.reason, "ImagePullBackOff: Back-off pulling image \"nope:1\"");
@@ -391,7 +383,7 @@ TEST_F(K8sSchedulerTest, OtherWaitingReasonsDoNotFail) {
   std::string pod = api_->AddPod(Name(j));
   api_->PodWaiting(pod, "ContainerCreating", "");
   for (int i = 0; i < 5; ++i) {
-    now_ += 10;
+    clock_.Advance(10);
     Poll();
   }
   EXPECT_EQ(j->state.kind, Kind::kStarting);
@@ -472,7 +464,7 @@ TEST_F(K8sSchedulerTest, MaxPendingTimeDeletesAQueuedJob) {
   std::string name = Name(j);
   Poll();
   EXPECT_EQ(j->state.kind, Kind::kQueued);
-  now_ += 11;
+  clock_.Advance(11);
   Poll();
   EXPECT_EQ(j->state.kind, Kind::kFailed);
   EXPECT_TRUE(StartsWith(j->state.reason, "pending for longer than max_pending_time (10 s")) << j->state.reason;
@@ -578,7 +570,7 @@ TEST_F(K8sSchedulerTest, JobMissingForLostAfterIsLost) {
   api_->Remove("jobs", Name(j));
   Poll();
   EXPECT_EQ(j->state.kind, Kind::kRunning);
-  now_ += 31;
+  clock_.Advance(31);
   Poll();
   EXPECT_EQ(j->state.kind, Kind::kLost);
   EXPECT_NE(j->state.reason.find("deleted outside hetbench?"), std::string::npos) << j->state.reason;
@@ -875,10 +867,10 @@ TEST_F(K8sSchedulerTest, CustomResourceIsDeletedAtTheTimeLimit) {
   api_->Get("ipujobs", name)["status"]["launcherStatus"] = "Running";
   Poll();
   ASSERT_EQ(j->state.kind, Kind::kRunning);
-  double running_at = now_;
-  while (!j->state.terminal() && now_ < running_at + 60) Poll();
+  double running_at = clock_.Monotonic();
+  while (!j->state.terminal() && clock_.Monotonic() < running_at + 60) Poll();
   EXPECT_EQ(j->state.kind, Kind::kTimeout) << j->state.str();
-  EXPECT_NEAR(now_ - running_at, 5, 1.01);  // a poll falls due at the limit
+  EXPECT_NEAR(clock_.Monotonic() - running_at, 5, 1.01);  // a poll falls due at the limit
   EXPECT_EQ(j->state.reason, "time limit of 5s exceeded (hetbench deleted IPUJob " + name + ")");
   EXPECT_EQ(api_->Find("ipujobs", name), nullptr);
 }
@@ -899,12 +891,12 @@ TEST_F(K8sSchedulerTest, PodPastItsDeadlineIsStoppedByHetbench) {
   api_->logs[name] = "still sleeping\n";
   Poll();
   ASSERT_EQ(j->state.kind, Kind::kRunning);
-  double running_at = now_;
-  while (!j->state.terminal() && now_ < running_at + 60) Poll();
+  double running_at = clock_.Monotonic();
+  while (!j->state.terminal() && clock_.Monotonic() < running_at + 60) Poll();
   EXPECT_EQ(j->state.kind, Kind::kTimeout) << j->state.str();
   EXPECT_EQ(j->state.reason, "time limit of 5s exceeded (hetbench deleted Pod " + name + ")");
   EXPECT_EQ(ReadFile(j->stdout_path).value(), "still sleeping\n");  // what it printed is kept
-  EXPECT_NEAR(now_ - running_at, 7, 1.01);  // the limit and the grace Kubernetes gets to act first
+  EXPECT_NEAR(clock_.Monotonic() - running_at, 7, 1.01);  // the limit and the grace Kubernetes gets to act first
   EXPECT_EQ(api_->Find("pods", name), nullptr);
 }
 

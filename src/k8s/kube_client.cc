@@ -12,7 +12,6 @@
 
 #include <cctype>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -20,6 +19,9 @@
 
 #include "net/http.h"
 #include "sched/process.h"
+#include "util/clock.h"
+#include "util/rfc3339.h"
+#include "util/base64.h"
 #include "util/fs.h"
 #include "util/json_field.h"
 #include "util/strings.h"
@@ -47,36 +49,6 @@ std::string KubeRequestKind(const std::string& path) {
   return rest.size() >= 3 ? rest[2] : rest[0];
 }
 
-std::optional<std::time_t> ParseRfc3339(const std::string& s) {
-  int y, mo, d, h, mi, sec, used = 0;
-  char t;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &t, &h, &mi, &sec, &used) != 7 ||
-      (t != 'T' && t != 't' && t != ' '))
-    return std::nullopt;
-  size_t i = static_cast<size_t>(used);
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-  }
-  long offset = 0;
-  std::string zone = s.substr(i);
-  if (zone == "Z" || zone == "z") {
-  } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
-    int zh, zm;
-    if (std::sscanf(zone.c_str() + 1, "%2d:%2d", &zh, &zm) != 2) return std::nullopt;
-    offset = (zone[0] == '+' ? 1 : -1) * (zh * 3600L + zm * 60L);
-  } else {
-    return std::nullopt;
-  }
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = sec;
-  return timegm(&tm) - offset;
-}
 
 namespace {
 
@@ -108,8 +80,9 @@ Result<ExecCredential> ParseExecCredential(const std::string& out, const std::st
   if (c.token.empty() && c.client_cert_pem.empty())
     return Status::Error("its ExecCredential has neither a token nor a client certificate");
   if (auto exp = JsonString(*st, "expirationTimestamp")) {
-    c.expires = ParseRfc3339(*exp);
-    if (!c.expires) return Status::Error("its expirationTimestamp '" + *exp + "' is not an RFC 3339 time");
+    std::optional<double> t = ParseRfc3339(*exp);
+    if (t) c.expires = static_cast<std::time_t>(*t);
+    if (!t) return Status::Error("its expirationTimestamp '" + *exp + "' is not an RFC 3339 time");
   }
   return c;
 }
@@ -119,30 +92,12 @@ namespace {
 // ---------------------------------------------------------------------------
 // Exec plugins
 
-std::string EncodeBase64(const std::string& in) {
-  static const char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
-    for (int k = 18; k >= 0; k -= 6) out += kChars[(v >> k) & 63];
-  }
-  if (i + 1 == in.size()) {
-    unsigned v = (unsigned char)in[i] << 16;
-    out += std::string{kChars[v >> 18], kChars[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == in.size()) {
-    unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8;
-    out += std::string{kChars[v >> 18], kChars[(v >> 12) & 63], kChars[(v >> 6) & 63], '='};
-  }
-  return out;
-}
-
 // KUBERNETES_EXEC_INFO, as client-go sets it for a non-interactive run.
 std::string ExecInfo(const KubeExec& x, const KubeTarget& t) {
   nlohmann::json spec = {{"interactive", false}};
   if (x.provide_cluster_info) {
     nlohmann::json cluster = {{"server", t.server}};
-    if (!t.ca_pem.empty()) cluster["certificate-authority-data"] = EncodeBase64(t.ca_pem);
+    if (!t.ca_pem.empty()) cluster["certificate-authority-data"] = Base64Encode(t.ca_pem);
     if (t.insecure_skip_tls_verify) cluster["insecure-skip-tls-verify"] = true;
     if (!t.tls_server_name.empty()) cluster["tls-server-name"] = t.tls_server_name;
     if (!t.proxy_url.empty()) cluster["proxy-url"] = t.proxy_url;
@@ -152,15 +107,11 @@ std::string ExecInfo(const KubeExec& x, const KubeTarget& t) {
   return info.dump();
 }
 
-double SteadyNow() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 // Waits for `pid` at most timeout_s (event-driven, through a pidfd); true
 // when it exited, its status in *status.
 bool WaitFor(pid_t pid, double timeout_s, int* status) {
   int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  double deadline = SteadyNow() + timeout_s;
+  double deadline = MonotonicNow() + timeout_s;
   bool exited = false;
   while (true) {
     pid_t r = waitpid(pid, status, WNOHANG);
@@ -168,7 +119,7 @@ bool WaitFor(pid_t pid, double timeout_s, int* status) {
       exited = true;
       break;
     }
-    double left = deadline - SteadyNow();
+    double left = deadline - MonotonicNow();
     if (left <= 0) break;
     if (pidfd >= 0) {
       pollfd p{pidfd, POLLIN, 0};
@@ -236,7 +187,7 @@ class Credentials {
  public:
   // A token file's first read is the loader's (in t.token); without one,
   // the first request reads it.
-  explicit Credentials(const KubeTarget& t) : t_(t), token_read_at_(t.token.empty() ? -1e9 : SteadyNow()) {}
+  explicit Credentials(const KubeTarget& t) : t_(t), token_read_at_(t.token.empty() ? -1e9 : MonotonicNow()) {}
   ~Credentials() {
     if (!dir_.empty()) (void)RemoveTree(dir_);
   }
@@ -251,7 +202,7 @@ class Credentials {
       }
       return FromExec();
     }
-    if (!t_.token_file.empty() && SteadyNow() - token_read_at_ >= kTokenFileRefreshS) {
+    if (!t_.token_file.empty() && MonotonicNow() - token_read_at_ >= kTokenFileRefreshS) {
       Status s = ReadTokenFile();
       if (!s.ok() && t_.token.empty()) return s;  // else keep the last good token, as client-go does
     }
@@ -304,7 +255,7 @@ class Credentials {
   }
 
   Status ReadTokenFile() {
-    token_read_at_ = SteadyNow();
+    token_read_at_ = MonotonicNow();
     auto content = ReadFile(t_.token_file);
     if (!content.ok()) return content.status().Prefixed("token file");
     t_.token = Trim(*content);

@@ -56,8 +56,5 @@ struct ExecCredential {
 // (the answer must match it). Errors never quote the output.
 Result<ExecCredential> ParseExecCredential(const std::string& out, const std::string& api_version);
 
-// Parses an RFC 3339 time ("2024-05-01T10:00:00Z", "...T10:00:00.5+02:00")
-// into seconds since the epoch.
-std::optional<std::time_t> ParseRfc3339(const std::string& s);
 
 }  // namespace hb

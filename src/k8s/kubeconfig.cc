@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "util/base64.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
@@ -103,7 +104,7 @@ Result<std::string> FileOrData(const Named& e, const std::string& key) {
     return Status::Error(MarkAt(e.body, key + "-data", e.item, e.file),
                          key + " and " + key + "-data are both given; keep one");
   if (!data->empty()) {
-    auto decoded = DecodeBase64(*data);
+    auto decoded = Base64Decode(*data);
     if (!decoded) return Status::Error(MarkAt(e.body, key + "-data", e.item, e.file), key + "-data: expected base64");
     return *decoded;
   }
@@ -379,40 +380,7 @@ Result<std::vector<std::string>> KubeconfigFiles(const KubeLoadOptions& o, std::
   return files;
 }
 
-int Base64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
 }  // namespace
-
-std::optional<std::string> DecodeBase64(const std::string& s) {
-  std::string out;
-  unsigned bits = 0;
-  int nbits = 0;
-  bool padding = false;
-  for (char c : s) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    if (c == '=') {
-      padding = true;
-      continue;
-    }
-    int v = Base64Value(c);
-    if (v < 0 || padding) return std::nullopt;
-    bits = (bits << 6) | static_cast<unsigned>(v);
-    nbits += 6;
-    if (nbits >= 8) {
-      nbits -= 8;
-      out.push_back(static_cast<char>((bits >> nbits) & 0xff));
-    }
-  }
-  if (nbits >= 6) return std::nullopt;  // a lone trailing character
-  return out;
-}
 
 KubeLoadOptions KubeLoadOptionsFromEnv() {
   auto env = [](const char* name) {

@@ -70,8 +70,4 @@ struct KubeTarget {
 
 Result<KubeTarget> LoadKubeTarget(const KubeLoadOptions& o);
 
-// Standard base64 (RFC 4648, padding optional, whitespace ignored), as in
-// kubeconfig *-data fields; nullopt when s is not base64.
-std::optional<std::string> DecodeBase64(const std::string& s);
-
 }  // namespace hb

@@ -458,17 +458,6 @@ clusters: [{name: c, cluster: {server: "https://c:6443"}}]
   }
 }
 
-TEST(KubeConfigBase64Test, Decodes) {
-  EXPECT_EQ(DecodeBase64(""), "");
-  EXPECT_EQ(DecodeBase64("aGk="), "hi");
-  EXPECT_EQ(DecodeBase64("aGk"), "hi");
-  EXPECT_EQ(DecodeBase64("aGV0\nYmVu Y2g="), "hetbench");
-  EXPECT_EQ(DecodeBase64("+/8="), std::string("\xfb\xff"));
-  EXPECT_FALSE(DecodeBase64("a"));
-  EXPECT_FALSE(DecodeBase64("aG=k"));
-  EXPECT_FALSE(DecodeBase64("a-b_"));  // the URL alphabet is not kubeconfig's
-}
-
 TEST(KubeConfigEnvTest, ReadsTheEnvironment) {
   setenv("KUBECONFIG", "/a:/b", 1);
   setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1", 1);

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "k8s/tar_gz.h"
+#include "util/base64.h"
 #include "util/fs.h"
 #include "util/json_field.h"
 #include "util/sha256.h"
@@ -27,54 +28,6 @@ constexpr char kStageEnv[] = "HETBENCH_STAGE_TGZ";
 constexpr char kDefaultErr[] = "hb_job.err";
 
 // ---------------------------------------------------------------- encoding
-
-const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string Base64Encode(const std::string& in) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    unsigned n = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
-                 static_cast<unsigned char>(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += kB64[(n >> s) & 63];
-  }
-  if (i < in.size()) {
-    unsigned n = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) n |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += kB64[(n >> 18) & 63];
-    out += kB64[(n >> 12) & 63];
-    out += i + 1 < in.size() ? kB64[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-// Decodes base64, skipping whitespace (base64 wraps its lines); nullopt on
-// any other character that is not base64.
-std::optional<std::string> Base64Decode(std::string_view in) {
-  std::string out;
-  unsigned acc = 0;
-  int bits = 0;
-  bool padded = false;
-  for (char c : in) {
-    if (std::isspace(static_cast<unsigned char>(c))) continue;
-    if (c == '=') {
-      padded = true;
-      continue;
-    }
-    const char* p = c ? std::strchr(kB64, c) : nullptr;
-    if (!p || padded) return std::nullopt;
-    acc = (acc << 6) | static_cast<unsigned>(p - kB64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  return out;
-}
-
 
 std::string RandomHex(size_t n) {
   static const char hex[] = "0123456789abcdef";

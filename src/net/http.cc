@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/strings.h"
 #include "version.h"
@@ -155,11 +156,6 @@ class CurlTransport : public HttpTransport {
   curl_slist* connect_to_ = nullptr;
   std::string cert_, key_;  // the client certificate of the previous request
 };
-
-double MonotonicNow() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 bool RealSleep(double s) {
   std::this_thread::sleep_for(std::chrono::duration<double>(s));

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "results/store.h"
+#include "util/rfc3339.h"
 #include "util/fs.h"
 #include "util/json_field.h"
 #include "util/strings.h"
@@ -85,67 +86,13 @@ StoreLocation LocateStore(const std::string& flag, bool no_store, const nlohmann
   return loc;
 }
 
-namespace {
-
-// "+HH:MM", "+HHMM", "+HH" (or '-') or "Z" as seconds east of UTC.
-bool ParseZone(std::string z, long* offset) {
-  if (z == "Z" || z == "z") {
-    *offset = 0;
-    return true;
-  }
-  if (z.size() == 6 && z[3] == ':') z.erase(3, 1);
-  if ((z.size() != 3 && z.size() != 5) || (z[0] != '+' && z[0] != '-')) return false;
-  for (size_t i = 1; i < z.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(z[i]))) return false;
-  int h = std::stoi(z.substr(1, 2)), m = z.size() == 5 ? std::stoi(z.substr(3, 2)) : 0;
-  if (h > 23 || m > 59) return false;
-  *offset = (z[0] == '-' ? -1 : 1) * (h * 3600L + m * 60L);
-  return true;
-}
-
-// YYYY-MM-DD[(T| )HH:MM[:SS[.frac]]][zone]
-std::optional<double> ParseIso(const std::string& s) {
-  struct tm tm {};
-  int n = 0;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3 || n != 10)
-    return std::nullopt;
-  double frac = 0;
-  size_t i = 10;
-  if (i < s.size() && (s[i] == 'T' || s[i] == ' ')) {
-    int m = 0;
-    if (std::sscanf(s.c_str() + i + 1, "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &m) != 2 || m != 5) return std::nullopt;
-    i += 6;
-    if (i < s.size() && s[i] == ':') {
-      double sec = 0;
-      if (std::sscanf(s.c_str() + i + 1, "%lf%n", &sec, &m) != 1 || sec < 0 || sec >= 61) return std::nullopt;
-      tm.tm_sec = static_cast<int>(sec);
-      frac = sec - tm.tm_sec;
-      i += 1 + m;
-    }
-  }
-  if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59)
-    return std::nullopt;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  if (i == s.size()) {
-    tm.tm_isdst = -1;
-    time_t t = mktime(&tm);
-    return t == -1 ? std::nullopt : std::optional<double>(static_cast<double>(t) + frac);
-  }
-  long offset = 0;
-  if (!ParseZone(s.substr(i), &offset)) return std::nullopt;
-  return static_cast<double>(timegm(&tm) - offset) + frac;
-}
-
-}  // namespace
-
 Result<double> ParseTimeSpec(const std::string& text, double now) {
   std::string s = Trim(text);
   if (s == "now") return now;
   // An age has a unit (ParseDuration alone takes "2024" for seconds).
   if (!s.empty() && std::isalpha(static_cast<unsigned char>(s.back())) && s.find_first_of("-:") == std::string::npos)
     if (std::optional<double> age = ParseDuration(s)) return now - *age;
-  if (std::optional<double> t = ParseIso(s)) return *t;
+  if (std::optional<double> t = ParseTimestamp(s)) return *t;
   return Status::Error("'" + text + "' is neither a date (2024-05-01, 2024-05-01T12:30[:00][Z|+02:00]) "
                        "nor an age (7d, 24h, 30m)");
 }

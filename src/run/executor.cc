@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -22,6 +21,7 @@
 #include "run/module_system.h"
 #include "run/script.h"
 #include "sched/scheduler_factory.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/signals.h"
@@ -30,16 +30,6 @@
 namespace hb {
 
 namespace {
-
-double Now() {
-  using namespace std::chrono;
-  return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
-double MonotonicNow() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 // How long an interrupted run waits for cancelled jobs to end.
 constexpr double kInterruptGrace = 30;
@@ -363,7 +353,7 @@ void Executor::Interrupt(int signo) {
 void Executor::CancelPending(const std::string& why) {
   for (auto& t : tasks_) {
     if (t->phase != Task::Phase::kPending) continue;
-    t->result.start_time = t->result.end_time = Now();
+    t->result.start_time = t->result.end_time = WallNow();
     Finish(t.get(), "cancelled", "", why);
   }
 }
@@ -423,21 +413,21 @@ void Executor::StartReadyTasks() {
     if (t->phase != Task::Phase::kPending) continue;
     if (aborted_ || interrupted_) return;
     if (!t->tc->skip.empty()) {  // skip_if
-      t->result.start_time = t->result.end_time = Now();
+      t->result.start_time = t->result.end_time = WallNow();
       Finish(t, "skip", "setup", t->tc->skip);
       continue;
     }
     std::string failed_dep;
     if (!DepsDone(*t, &failed_dep)) continue;
     if (!t->tc->missing_deps.empty()) {
-      t->result.start_time = t->result.end_time = Now();
+      t->result.start_time = t->result.end_time = WallNow();
       Finish(t, "skip", "setup",
              "dependency '" + t->tc->missing_deps[0] + "' has no case on " + t->tc->system + ":" +
                  t->tc->partition + "+" + t->tc->environ);
       continue;
     }
     if (!failed_dep.empty()) {
-      t->result.start_time = t->result.end_time = Now();
+      t->result.start_time = t->result.end_time = WallNow();
       Finish(t, "skip", "setup", "dependency '" + failed_dep + "' did not pass");
       continue;
     }
@@ -461,19 +451,19 @@ void Executor::Start(Task* t) {
   r.attempt = t->attempt;
   r.stagedir = t->stagedir;
   r.outputdir = t->outputdir;
-  r.start_time = Now();
+  r.start_time = WallNow();
   if (t->attempt == 0) console_->CaseStart(Console::Label(r));
 
   t->stage_started = r.start_time;
   Status st = BindRun(t);
   if (st.ok()) FillIdentity(*t, &r);
   if (st.ok()) st = Setup(t);
-  r.timings.push_back({"setup", Now() - t->stage_started});
+  r.timings.push_back({"setup", WallNow() - t->stage_started});
   if (!st.ok()) {
     Finish(t, "fail", "setup", st.message());
     return;
   }
-  t->stage_started = Now();
+  t->stage_started = WallNow();
   bool build = !t->spec->build.type.empty();
   st = build ? SubmitBuild(t) : SubmitRun(t);
   if (!st.ok()) {
@@ -761,7 +751,7 @@ Status Executor::SubmitRun(Task* t) {
     st = sched->WriteDryRun(job, t->stagedir);
     if (!st.ok()) return st;
     Cleanup(t);
-    t->result.end_time = Now();
+    t->result.end_time = WallNow();
     bool k8s = PathExists(JoinPath(t->stagedir, kDryRunObjects));
     Finish(t, "dry-run", "",
            "job script written to " + JoinPath(t->outputdir, kJobScript) +
@@ -844,7 +834,7 @@ Result<std::vector<std::string>> Executor::ResourceOptions(const Task& t) const 
 void Executor::OnJobDone(Task* t) {
   const JobState& js = t->job.state;
   CaseResult& r = t->result;
-  double now = Now();
+  double now = WallNow();
   bool building = t->phase == Task::Phase::kBuilding;
   r.timings.push_back({building ? "build" : "run", now - t->stage_started});
   t->stage_started = now;
@@ -925,10 +915,10 @@ void Executor::CheckRun(Task* t) {
   // between them (it stays pending for the main loop's Wait).
   in.interrupted = [] { return EventWaiter::InterruptPending(); };
 
-  double start = Now();
+  double start = WallNow();
   if (!opts_.skip_sanity) {
     Status st = EvaluateSanity(s.sanity, in);
-    r.timings.push_back({"sanity", Now() - start});
+    r.timings.push_back({"sanity", WallNow() - start});
     if (Regex::ScanInterrupted(st)) return CancelCheck(t, "sanity");
     if (!st.ok()) {
       Finish(t, "fail", "sanity", st.message());
@@ -936,7 +926,7 @@ void Executor::CheckRun(Task* t) {
     }
   }
   if (opts_.skip_performance) return Finish(t, "pass", "", "");
-  start = Now();
+  start = WallNow();
   std::string perf_failure;
   // Extracted variables first, then those derived from them, each checked
   // against its reference, in the file's order.
@@ -977,7 +967,7 @@ void Executor::CheckRun(Task* t) {
     if (pr.verdict == "fail" && perf_failure.empty()) perf_failure = pr.message;
     r.perf.push_back(std::move(pr));
   }
-  r.timings.push_back({"performance", Now() - start});
+  r.timings.push_back({"performance", WallNow() - start});
   if (!perf_failure.empty()) {
     Finish(t, "fail", "performance", perf_failure);
     return;
@@ -1005,7 +995,7 @@ void Executor::Finish(Task* t, const std::string& result, const std::string& sta
   r.result = result;
   r.fail_stage = result == "pass" ? "" : stage;
   r.fail_reason = reason;
-  r.end_time = Now();
+  r.end_time = WallNow();
   const TestSpec& s = t->spec ? *t->spec : *t->tc->spec;
   int max_retries = s.max_retries >= 0 ? s.max_retries : opts_.max_retries;
   if (result == "fail" && t->attempt < max_retries && !interrupted_ && !aborted_) {
@@ -1018,9 +1008,9 @@ void Executor::Finish(Task* t, const std::string& result, const std::string& sta
   t->phase = Task::Phase::kDone;
   bool started = !r.id.empty();
   if (was_in_flight || (started && result == "fail")) {
-    double start = Now();
+    double start = WallNow();
     Cleanup(t);
-    if (was_in_flight) r.timings.push_back({"cleanup", Now() - start});
+    if (was_in_flight) r.timings.push_back({"cleanup", WallNow() - start});
   }
   if (!started) FillIdentity(*t, &r);
   ++done_;

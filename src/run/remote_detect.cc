@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <map>
 #include <memory>
@@ -15,6 +14,7 @@
 #include "results/store.h"
 #include "run/module_system.h"
 #include "sched/scheduler_factory.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/signals.h"
 #include "util/strings.h"
@@ -28,11 +28,6 @@ constexpr double kDefaultTimeLimit = 300;
 constexpr double kCancelGrace = 30;
 constexpr int kStderrTailLines = 10;
 constexpr const char* kOutputFile = "topology.json";
-
-double MonotonicNow() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
 
 std::string SelfExe() {
   char buf[4096];

@@ -1,9 +1,6 @@
 #include "sched/batch_scheduler.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -14,10 +11,6 @@
 namespace hb {
 
 namespace {
-
-double EpochNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // "sched_options: 'key' must be ...", at the value's place when known.
 Status OptionError(const JsonField& v, const std::string& key, const std::string& expected) {
@@ -191,10 +184,6 @@ std::vector<std::string> BatchScheduler::SubmitAccess(const Job& job) const {
   return JobOptions(job).sched_access_in_submit ? job.access : std::vector<std::string>{};
 }
 
-double BatchScheduler::Now() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 void BatchScheduler::Notice(const std::string& text) const {
   if (said_.insert(text).second) notices_.push_back(text);
 }
@@ -235,11 +224,11 @@ Status BatchScheduler::Submit(Job* job) {
     });
     if (!transient || attempt >= po.max_resubmits) return Status::Error(problem);
     Notice(argv[0] + ": transient error, resubmitting: " + problem);
-    usleep(static_cast<useconds_t>(200000 * (attempt + 1)));
+    clock_->Sleep(0.2 * (attempt + 1));
   }
   double now = Now();
   job->id = id;
-  job->submit_time = EpochNow();
+  job->submit_time = WallNow();
   job->state = JobState{JobState::Kind::kQueued, "submitted", -1};
   tracked_[id] = Tracked{now, now, 0, false, "submitted"};
   active_.insert(id);
@@ -261,7 +250,7 @@ void BatchScheduler::Backoff(bool changed) {
 void BatchScheduler::SetTerminal(Job* job, JobState::Kind kind, const std::string& reason) {
   job->state.kind = kind;
   job->state.reason = reason;
-  if (job->end_time == 0) job->end_time = EpochNow();
+  if (job->end_time == 0) job->end_time = WallNow();
   active_.erase(job->id);
   tracked_.erase(job->id);
 }
@@ -274,7 +263,7 @@ void BatchScheduler::Apply(Job* job, Tracked* t, const JobObservation& o, double
   }
   if (!o.nodes.empty()) job->nodelist = o.nodes;
   if (o.start_time > 0) job->start_time = o.start_time;
-  if ((s.kind == JobState::Kind::kRunning || s.terminal()) && job->start_time == 0) job->start_time = EpochNow();
+  if ((s.kind == JobState::Kind::kRunning || s.terminal()) && job->start_time == 0) job->start_time = WallNow();
   if (s.kind == JobState::Kind::kQueued) {
     if (t->pending_since == 0) t->pending_since = now;
     t->pending_reason = s.reason;
@@ -283,7 +272,7 @@ void BatchScheduler::Apply(Job* job, Tracked* t, const JobObservation& o, double
   }
   job->state = s;
   if (s.terminal()) {
-    job->end_time = o.end_time > 0 ? o.end_time : EpochNow();
+    job->end_time = o.end_time > 0 ? o.end_time : WallNow();
     active_.erase(job->id);
     tracked_.erase(job->id);
   }

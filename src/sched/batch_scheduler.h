@@ -32,6 +32,7 @@
 
 #include "sched/command_runner.h"
 #include "sched/scheduler.h"
+#include "util/clock.h"
 #include "util/json_field.h"
 
 namespace hb {
@@ -99,6 +100,9 @@ class BatchScheduler : public Scheduler {
   std::vector<std::string> TakeNotices() override;
 
   CommandRunner& runner() { return *runner_; }
+  // The clock the backend reads and waits with (util/clock.h); the real
+  // one unless a test gives a FakeClock, before the first Submit.
+  void set_clock(Clock* clock) { clock_ = clock; }
 
  protected:
   // The commands this backend needs (checked before anything is submitted).
@@ -139,7 +143,8 @@ class BatchScheduler : public Scheduler {
   // The access options for the submission command line: the partition's
   // access with sched_access_in_submit, else none (ReFrame's).
   std::vector<std::string> SubmitAccess(const Job& job) const;
-  double Now() const;
+  double Now() const { return clock_->Monotonic(); }   // intervals, deadlines
+  double WallNow() const { return clock_->Wall(); }    // recorded job times
 
  private:
   struct Tracked {
@@ -164,6 +169,7 @@ class BatchScheduler : public Scheduler {
   PartitionOptions Compile(BatchOptions o) const;
 
   std::unique_ptr<CommandRunner> runner_;
+  Clock* clock_ = &Clock::Real();
   BatchOptions opts_;
   PartitionOptions own_;
   mutable std::map<std::string, PartitionOptions> partitions_;  // by Job::sched_options text

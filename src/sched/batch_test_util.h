@@ -1,9 +1,9 @@
-// BatchFixture: a batch-scheduler backend over a FakeCommandRunner that
-// polls on every Poll() call, for the backends' unit tests (slurm, pbs,
-// sge). Test-only (header).
+// BatchFixture: a batch-scheduler backend over a FakeCommandRunner and a
+// FakeClock that polls on every Poll() call, for the backends' unit tests
+// (slurm, pbs, sge, lsf, oar, flux). Time moves only through Poll() (1 ms,
+// past the tiny poll interval) and Advance(), so the tests never sleep and
+// a loaded machine cannot make them late. Test-only (header).
 #pragma once
-
-#include <unistd.h>
 
 #include <functional>
 #include <memory>
@@ -14,6 +14,7 @@
 
 #include "sched/batch_scheduler.h"
 #include "sched/command_runner_fake.h"
+#include "util/clock.h"
 
 namespace hb {
 
@@ -41,6 +42,7 @@ struct BatchFixture {
     auto r = std::make_unique<FakeCommandRunner>();
     runner = r.get();
     sched = make(std::move(r), o);
+    sched->set_clock(&clock);
   }
   // What the submission program prints for a job it numbers `id` (sbatch
   // --parsable, qsub: the id alone; bsub: "Job <id> is submitted...").
@@ -57,14 +59,17 @@ struct BatchFixture {
     return j;
   }
   void Poll(std::vector<Job*> jobs) {
-    usleep(1000);  // past the (tiny) poll interval
+    clock.Advance(0.001);  // past the (tiny) poll interval
     sched->Poll(jobs);
   }
+  // Lets `seconds` pass, on the fake clock.
+  void Advance(double seconds) { clock.Advance(seconds); }
   int Count(const std::string& program) {
     auto it = runner->counts().find(program);
     return it == runner->counts().end() ? 0 : it->second;
   }
 
+  FakeClock clock;  // before sched: outlives it
   FakeCommandRunner* runner = nullptr;
   std::unique_ptr<S> sched;
 

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "sched/process.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strings.h"
@@ -32,20 +33,16 @@ std::string CommandResult::Problem(const std::string& program) const {
 
 namespace {
 
-double Now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 // Waits for `pid` to exit, at most timeout_s; returns true when it did (its
 // status in *status). Uses a pidfd so the wait is event-driven.
 bool WaitWithTimeout(pid_t pid, double timeout_s, int* status) {
   int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  double deadline = Now() + timeout_s;
+  double deadline = MonotonicNow() + timeout_s;
   while (true) {
     pid_t r = waitpid(pid, status, WNOHANG);
     if (r == pid) break;
     if (r < 0 && errno != EINTR) break;
-    double left = deadline - Now();
+    double left = deadline - MonotonicNow();
     if (left <= 0) {
       if (pidfd >= 0) close(pidfd);
       return false;

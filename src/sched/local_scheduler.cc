@@ -8,13 +8,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <chrono>
 #include <cstdlib>
 #include <limits>
 #include <set>
 
 #include "sched/proc_tree.h"
 #include "sched/process.h"
+#include "util/clock.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -28,14 +28,6 @@ constexpr double kStrayScanInterval = 0.05;
 // Shutdown: how long and how often to look for marked children.
 constexpr int kShutdownRounds = 200;
 constexpr int kShutdownRoundMs = 10;
-
-double MonoNow() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double WallNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 void SleepMs(int ms) { ::poll(nullptr, 0, ms); }
 
@@ -137,7 +129,7 @@ Status LocalScheduler::Submit(Job* job) {
   Result<pid_t> pid = SpawnProcess(o);
   if (!pid.ok()) return pid.status().Prefixed("cannot submit job '" + job->name + "'");
 
-  double now = MonoNow();
+  double now = MonotonicNow();
   Entry e;
   e.seq = seq;
   own_seqs_.insert(seq);
@@ -162,7 +154,7 @@ LocalScheduler::Entry* LocalScheduler::Find(const Job& job) {
 
 void LocalScheduler::Poll(const std::vector<Job*>& jobs) {
   Reap();
-  double now = MonoNow();
+  double now = MonotonicNow();
   if (scan_pending_ && now >= next_scan_at_) ScanForStrays(false);
   EnforceDeadlines(now);
   for (Job* job : jobs) {
@@ -224,7 +216,7 @@ void LocalScheduler::EnforceDeadlines(double now) {
 void LocalScheduler::Cancel(Job* job) {
   Entry* e = Find(*job);
   if (!e) return;
-  BeginStop(PidOf(*job), e, Stop::kCancel, MonoNow());
+  BeginStop(PidOf(*job), e, Stop::kCancel, MonotonicNow());
 }
 
 double LocalScheduler::NextPollDelay() const {
@@ -233,7 +225,7 @@ double LocalScheduler::NextPollDelay() const {
     if (!e.ended) next = std::min(next, e.stop == Stop::kNone ? e.deadline : e.kill_at);
   }
   if (scan_pending_) next = std::min(next, next_scan_at_);
-  return next == kInf ? kInf : std::max(0.0, next - MonoNow());
+  return next == kInf ? kInf : std::max(0.0, next - MonotonicNow());
 }
 
 // SIGKILLs each child of ours that is not a live job's leader and carries a
@@ -241,7 +233,7 @@ double LocalScheduler::NextPollDelay() const {
 // Returns how many it signalled.
 int LocalScheduler::ScanForStrays(bool every_mark) {
   scan_pending_ = false;
-  next_scan_at_ = MonoNow() + kStrayScanInterval;
+  next_scan_at_ = MonotonicNow() + kStrayScanInterval;
   int signalled = 0;
   for (pid_t pid : ListChildren(::getpid())) {
     bool leader = std::any_of(Instances().begin(), Instances().end(), [&](const LocalScheduler* i) {
@@ -283,10 +275,10 @@ int LocalScheduler::LiveJobs() const {
 // kills every marked child, and reaps until none is left or ~2 s passed.
 void LocalScheduler::Shutdown() {
   if (submitted_ == 0) return;  // never ran anything
-  double now = MonoNow();
+  double now = MonotonicNow();
   for (auto& [pid, e] : entries_) BeginStop(pid, &e, Stop::kCancel, now);
   Reap();
-  while (LiveJobs() > 0 && MonoNow() < now + opts_.kill_grace_s) {
+  while (LiveJobs() > 0 && MonotonicNow() < now + opts_.kill_grace_s) {
     SleepMs(kShutdownRoundMs);
     Reap();
   }

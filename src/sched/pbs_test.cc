@@ -497,7 +497,7 @@ TEST(PbsScheduler, VanishedJobIsLostNotAHang) {
   auto notices = f.sched->TakeNotices();
   ASSERT_EQ(notices.size(), 1u);
   EXPECT_NE(notices[0].find("job_history_enable = True"), std::string::npos);
-  usleep(20000);
+  f.Advance(0.02);
   f.runner->Expect("qstat", 153, kProJsonNone, kUnknownJob + std::string("500.srv\n"));
   f.Poll({&j});
   EXPECT_EQ(j.state.kind, Kind::kLost);
@@ -617,7 +617,7 @@ TEST(PbsScheduler, MaxPendingTimeCancels) {
   f.JsonAnswer("1000.srv", queued);
   f.Poll({&j});
   EXPECT_EQ(j.state.kind, Kind::kQueued);
-  usleep(20000);
+  f.Advance(0.02);
   f.JsonAnswer("1000.srv", queued);
   f.Poll({&j});
   EXPECT_EQ(j.state.kind, Kind::kFailed);

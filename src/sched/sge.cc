@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -27,10 +26,6 @@ constexpr double kInfoRefresh = 30;
 // qacct's -b window opens this long before a job was last seen, for
 // clocks that differ between this host and the execution hosts.
 constexpr double kClockSkew = 120;
-
-double EpochNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string CurrentUser() {
   if (const passwd* pw = getpwuid(geteuid())) return pw->pw_name;
@@ -488,7 +483,7 @@ void SgeScheduler::Observe(const SgeQueuedJob& j, Observations* obs, std::vector
   if (at != std::string::npos) o.nodes = {j.queue.substr(at + 1)};
   o.start_time = ParseSgeTime(j.start);
   Known& k = known_[j.id];
-  k.seen = EpochNow();
+  k.seen = WallNow();
   k.missing_since = 0;
   if (o.state.kind == Kind::kFailed) {
     errored->push_back(j.id);
@@ -542,7 +537,7 @@ void SgeScheduler::AddAccounting(const std::vector<std::string>& ids, Observatio
   for (const auto& id : ids) {
     Known& k = known_[id];
     if (k.missing_since == 0) k.missing_since = now;
-    from = std::min(from, k.seen > 0 ? k.seen : EpochNow() - 86400);
+    from = std::min(from, k.seen > 0 ? k.seen : WallNow() - 86400);
   }
   auto record = [&](const CommandResult& r, const std::string& id) {
     SgeAccounting last;

@@ -636,7 +636,7 @@ TEST(SgeScheduler, AJobMissingLongerIsAskedForAlone) {
   f.runner->Expect("qacct", 0, kQacctNone);
   f.Poll({&a, &b});
   EXPECT_EQ(f.Count("qacct"), 1);
-  usleep(30000);
+  f.Advance(0.03);
   // 44 has a record without an end time (-E -b cannot find it); 62 is not written yet.
   f.runner->Expect("qstat", 0, kQstatXmlEmpty);
   f.runner->Expect("qacct", 0, kQacctNone);
@@ -651,7 +651,7 @@ TEST(SgeScheduler, AJobMissingLongerIsAskedForAlone) {
   auto notices = f.sched->TakeNotices();
   ASSERT_EQ(notices.size(), 1u);
   EXPECT_NE(notices[0].find("reporting_params accounting=true"), std::string::npos);
-  usleep(120000);
+  f.Advance(0.12);
   f.runner->Expect("qstat", 0, kQstatXmlEmpty);
   f.runner->Expect("qacct", 0, kQacctNone);
   f.runner->Expect("qacct", 1, "", "error: job id 62 not found\n");
@@ -774,7 +774,7 @@ TEST(SgeScheduler, MaxPendingTimeCancels) {
                    "==============================================================\njob_number:                 1000\n"
                    "scheduling info:            Job is in hold state\n");
   f.Poll({&j});
-  usleep(20000);
+  f.Advance(0.02);
   f.runner->Expect("qstat", 0, QstatXml({{"1000", "hqw"}}));
   f.Poll({&j});
   EXPECT_EQ(j.state.kind, Kind::kFailed);

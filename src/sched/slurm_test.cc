@@ -314,7 +314,7 @@ TEST(SlurmScheduler, VanishedJobIsLostNotAHang) {
   f.runner->Expect("scontrol", 0, "");
   f.Poll({&j});
   EXPECT_FALSE(j.state.terminal());
-  usleep(20000);
+  f.Advance(0.02);
   f.runner->Expect("squeue", 1, "", "slurm_load_jobs error: Invalid job id specified\n");
   f.runner->Expect("scontrol", 0, "");
   f.Poll({&j});
@@ -330,7 +330,7 @@ TEST(SlurmScheduler, MaxPendingTimeCancels) {
   ASSERT_TRUE(f.sched->Submit(&j).ok());
   f.runner->Expect("squeue", 0, "600|PENDING|BeginTime|\n");
   f.Poll({&j});
-  usleep(20000);
+  f.Advance(0.02);
   f.runner->Expect("squeue", 0, "600|PENDING|BeginTime|\n");
   f.Poll({&j});
   EXPECT_EQ(j.state.kind, Kind::kFailed);

@@ -1,5 +1,5 @@
-// SHA-256 (FIPS 180-4): file digests in the results store, object names
-// on Kubernetes, and ReFrame's test hashcode. Pure functions.
+// SHA-256 (FIPS 180-4, OpenSSL's EVP): file digests in the results store,
+// object names on Kubernetes, and ReFrame's test hashcode. Pure functions.
 #pragma once
 
 #include <string>
