@@ -138,7 +138,8 @@ Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const nlohmann::json& sched_
     bool named = !load.kubeconfig_flag.empty() || !load.context.empty();
     if (!target.ok() && named) return target.status().Prefixed("Kubernetes");
     std::string ns = target.ok() && !target->ns.empty() ? target->ns : "default";
-    auto sched = std::make_unique<K8sScheduler>("k8s", std::make_unique<OfflineKubeApi>(ns), std::move(opts.value()));
+    auto sched = std::make_unique<K8sScheduler>("k8s", std::make_unique<OfflineKubeApi>(ns), std::move(opts.value()),
+                                                flags.clock);
     sched->set_keep_failed_jobs(flags.keep_failed_jobs);
     return std::unique_ptr<Scheduler>(std::move(sched));
   }
@@ -150,7 +151,7 @@ Result<std::unique_ptr<Scheduler>> MakeK8sScheduler(const nlohmann::json& sched_
   auto client = MakeKubeClient(*target, [warnings](const std::string& w) { warnings->push_back(w); });
   if (!client.ok()) return client.status().Prefixed("Kubernetes API " + target->server);
 
-  auto sched = std::make_unique<K8sScheduler>("k8s", std::move(client.value()), std::move(opts.value()));
+  auto sched = std::make_unique<K8sScheduler>("k8s", std::move(client.value()), std::move(opts.value()), flags.clock);
   sched->set_origin(target->source);
   sched->set_warning_source(warnings);
   sched->set_keep_failed_jobs(flags.keep_failed_jobs);

@@ -10,7 +10,8 @@
 #include <limits>
 #include <thread>
 
-#include "util/rfc3339.h"
+#include "k8s/k8s_observe.h"
+#include "net/http.h"
 #include "util/fs.h"
 #include "util/json_field.h"
 #include "util/strings.h"
@@ -37,433 +38,30 @@ constexpr double kDeadlineGrace = 2;
 constexpr int kNotSent = -1;  // KubeResponse::status of a request that could not be made
 
 bool IsOk(int status) { return status >= 200 && status < 300; }
-bool IsTransient(const KubeResponse& r) { return r.status == 0 || r.status == 429 || r.status >= 500; }
-
-const char* Phrase(int code) {
-  switch (code) {
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "";
-  }
-}
+bool IsTransient(const KubeResponse& r) { return IsRetryableStatus(r.status); }
 
 json ParseJson(const std::string& text) {
   json j = json::parse(text, nullptr, false);
   return j.is_discarded() ? json() : j;
 }
 
-// A string member of a JSON object, "" when absent or not a string.
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && JsonStringPtr(*it) ? *JsonStringPtr(*it) : "";
-}
-
-const json& Member(const json& j, const char* key) {
-  static const json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-
 // The Status message of an error answer ("" when the body is not a Status).
-std::string StatusMessage(const KubeResponse& r) { return Str(ParseJson(r.body), "message"); }
+std::string StatusMessage(const KubeResponse& r) { return JsonMemberString(ParseJson(r.body), "message"); }
 
 // "422 Invalid: Job.batch \"x\" is invalid: ...", "no answer: <why>".
 std::string Describe(const KubeResponse& r) {
   if (r.status == kNotSent) return r.transport_error;
   if (r.status == 0) return "no answer" + (r.transport_error.empty() ? "" : ": " + r.transport_error);
   json b = ParseJson(r.body);
-  std::string reason = Str(b, "reason");
-  std::string phrase = Phrase(r.status);
-  std::string msg = Str(b, "message");
+  std::string reason = JsonMemberString(b, "reason");
+  std::string phrase = HttpReasonPhrase(r.status);
+  std::string msg = JsonMemberString(b, "message");
   if (msg.empty() && !b.is_object() && r.body.size() < 200) msg = Trim(r.body);
   std::string out = std::to_string(r.status) + " " + (reason.empty() ? phrase : reason);
   if (!msg.empty() && msg != reason && msg != phrase) out += ": " + msg;
   return Trim(out);
 }
 
-std::string UrlEncode(const std::string& s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
-// RFC 3339 to epoch seconds; 0 when absent or not a time.
-double ParseTime(const json& v) {
-  const std::string* s = JsonStringPtr(v);
-  std::optional<double> t = s ? ParseRfc3339(*s) : std::nullopt;
-  return t ? *t : 0;
-}
-
-bool Contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-// A condition of an object's status ("Complete", "Failed"...), or null.
-const json* Condition(const json& obj, const std::string& type) {
-  const json& conds = Member(Member(obj, "status"), "conditions");
-  if (!conds.is_array()) return nullptr;
-  for (const auto& c : conds)
-    if (Str(c, "type") == type) return &c;
-  return nullptr;
-}
-bool ConditionTrue(const json& obj, const std::string& type) {
-  const json* c = Condition(obj, type);
-  return c && Str(*c, "status") == "True";
-}
-
-// "reason: message", or whichever of the two there is.
-std::string ReasonText(const std::string& reason, const std::string& message) {
-  if (reason.empty()) return message;
-  if (message.empty()) return reason;
-  return reason + ": " + message;
-}
-
-// A dotted path ("status.state") in an object, as text ("" when absent).
-std::string FieldText(const json& obj, const std::string& dotted) {
-  const json* cur = &obj;
-  for (const auto& part : Split(dotted, '.')) {
-    if (!cur->is_object() || !cur->contains(part)) return "";
-    cur = &(*cur)[part];
-  }
-  if (const std::string* s = JsonStringPtr(*cur)) return *s;
-  if (cur->is_null()) return "";
-  return cur->dump();
-}
-
-// True when the labels satisfy every equality term of a selector
-// ("a=b,c==d"); terms of other kinds are not checked.
-bool SelectorMatches(const std::string& selector, const json& labels) {
-  for (const auto& term : Split(selector, ',')) {
-    std::string t = Trim(term);
-    size_t eq = t.find('=');
-    if (t.empty() || eq == std::string::npos || (eq > 0 && t[eq - 1] == '!')) continue;
-    std::string key = Trim(t.substr(0, eq));
-    std::string value = Trim(t.substr(t[eq + 1] == '=' ? eq + 2 : eq + 1));
-    if (Str(labels, key.c_str()) != value) return false;
-  }
-  return true;
-}
-
-// ---------------------------------------------------------------------------
-// Pods.
-
-struct PodInfo {
-  std::string name, container, phase, node;
-  int rank = -1;                 // the completion index, else the position by name
-  double created = 0, started = 0, finished = 0;
-  bool ran = false;              // the payload container started, so there is a log
-  std::string waiting_reason, waiting_message;  // a container (or init container) waiting
-  std::string unschedulable;     // the PodScheduled=False message
-  int exit_code = -1;            // the payload container's exit code
-  std::string term_reason;       // its terminated reason ("OOMKilled", "Error")
-  std::string pod_reason, pod_message;  // status.reason/message ("DeadlineExceeded", "Evicted")
-  const json* obj = nullptr;
-};
-
-PodInfo ReadPod(const json& p) {
-  PodInfo pod;
-  pod.obj = &p;
-  const json& meta = Member(p, "metadata");
-  const json& spec = Member(p, "spec");
-  const json& st = Member(p, "status");
-  pod.name = Str(meta, "name");
-  pod.created = ParseTime(Member(meta, "creationTimestamp"));
-  std::string index = Str(Member(meta, "annotations"), "batch.kubernetes.io/job-completion-index");
-  if (index.empty()) index = Str(Member(meta, "labels"), "batch.kubernetes.io/job-completion-index");
-  if (!index.empty() && std::isdigit(static_cast<unsigned char>(index[0]))) pod.rank = std::atoi(index.c_str());
-  const json& containers = Member(spec, "containers");
-  if (containers.is_array() && !containers.empty()) pod.container = Str(containers[0], "name");
-  pod.node = Str(spec, "nodeName");
-  pod.phase = Str(st, "phase");
-  pod.pod_reason = Str(st, "reason");
-  pod.pod_message = Str(st, "message");
-  pod.started = ParseTime(Member(st, "startTime"));
-  if (const json* sched = Condition(p, "PodScheduled"); sched && Str(*sched, "status") == "False")
-    pod.unschedulable = ReasonText(Str(*sched, "reason"), Str(*sched, "message"));
-  for (const char* key : {"initContainerStatuses", "containerStatuses"}) {
-    const json& list = Member(st, key);
-    if (!list.is_array()) continue;
-    for (const auto& cs : list) {
-      const json& state = Member(cs, "state");
-      const json& waiting = Member(state, "waiting");
-      if (waiting.is_object() && pod.waiting_reason.empty()) {
-        pod.waiting_reason = Str(waiting, "reason");
-        pod.waiting_message = Str(waiting, "message");
-      }
-      bool payload = std::string(key) == "containerStatuses" &&
-                     (Str(cs, "name") == pod.container || pod.container.empty());
-      if (!payload) continue;
-      const json& running = Member(state, "running");
-      const json* term = &Member(state, "terminated");
-      if (!term->is_object()) term = &Member(Member(cs, "lastState"), "terminated");
-      if (running.is_object()) {
-        pod.ran = true;
-        if (double t = ParseTime(Member(running, "startedAt"))) pod.started = t;
-      }
-      if (term->is_object()) {
-        pod.ran = true;
-        std::optional<long long> code = JsonInt(Member(*term, "exitCode"));
-        pod.exit_code = code && *code >= INT_MIN && *code <= INT_MAX ? static_cast<int>(*code) : -1;
-        pod.term_reason = Str(*term, "reason");
-        if (double t = ParseTime(Member(*term, "startedAt"))) pod.started = t;
-        pod.finished = ParseTime(Member(*term, "finishedAt"));
-      }
-    }
-  }
-  return pod;
-}
-
-bool PodActive(const PodInfo& p) { return p.phase == "Pending" || p.phase == "Running" || p.phase.empty(); }
-
-// One pod per rank: the one that succeeded, else the newest. Ranks of pods
-// without a completion index are their position by name.
-std::vector<PodInfo> ByRank(std::vector<PodInfo> pods) {
-  std::sort(pods.begin(), pods.end(), [](const PodInfo& a, const PodInfo& b) { return a.name < b.name; });
-  bool indexed = std::any_of(pods.begin(), pods.end(), [](const PodInfo& p) { return p.rank >= 0; });
-  if (!indexed)
-    for (size_t i = 0; i < pods.size(); ++i) pods[i].rank = static_cast<int>(i);
-  std::map<int, PodInfo> best;
-  for (auto& p : pods) {
-    auto it = best.find(p.rank);
-    bool better = it == best.end() || (p.phase == "Succeeded" && it->second.phase != "Succeeded") ||
-                  (p.phase == it->second.phase && p.created > it->second.created);
-    if (better) best[p.rank] = p;
-  }
-  std::vector<PodInfo> out;
-  for (auto& [rank, p] : best) out.push_back(p);
-  return out;
-}
-
-// Why pending pods are not running yet: "Unschedulable: 0/3 nodes are
-// available...; ErrImagePull: ...". "" when nothing is said.
-std::string PendingReasons(const std::vector<PodInfo>& pods) {
-  std::vector<std::string> parts;
-  for (const auto& p : pods) {
-    if (p.phase == "Running" || !PodActive(p)) continue;
-    for (const std::string& s :
-         {p.unschedulable, p.waiting_reason.empty() ? "" : ReasonText(p.waiting_reason, p.waiting_message)})
-      if (!s.empty() && !Contains(parts, s)) parts.push_back(s);
-  }
-  return Join(parts, "; ");
-}
-
-// ---------------------------------------------------------------------------
-// What the lists say about one case: pure functions of the API's objects.
-
-enum class MainKind { kJob, kPod, kCustom };
-
-struct Seen {
-  bool found = false;
-  JobState state;
-  bool suspended = false;
-  std::string fail_waiting;   // "ImagePullBackOff: ..." when a pod waits for a reason in fail_waiting_reasons
-  bool pods_active = false;   // some pod has not ended
-  std::vector<PodInfo> pods;  // one per rank
-  std::vector<std::string> nodes;
-  double start_time = 0, end_time = 0;  // epoch, 0 = unknown
-};
-
-// A poll's pods, found by "pod:NAME" and by "job:NAME" (their Job's name).
-struct PodIndex {
-  std::vector<PodInfo> pods;
-  std::multimap<std::string, size_t> by_key;
-
-  void Add(PodInfo p) {
-    const json& labels = Member(Member(*p.obj, "metadata"), "labels");
-    std::string job = Str(labels, "batch.kubernetes.io/job-name");
-    if (job.empty()) job = Str(labels, "job-name");
-    by_key.emplace("pod:" + p.name, pods.size());
-    if (!job.empty()) by_key.emplace("job:" + job, pods.size());
-    pods.push_back(std::move(p));
-  }
-  // The pods of a case: a Job's by its job-name label, a Pod itself, a
-  // custom resource's by its pod_selector.
-  std::vector<PodInfo> Of(MainKind kind, const std::string& name, const std::string& selector) const {
-    std::vector<PodInfo> out;
-    if (kind == MainKind::kCustom) {
-      for (const auto& p : pods)
-        if (!selector.empty() && SelectorMatches(selector, Member(Member(*p.obj, "metadata"), "labels")))
-          out.push_back(p);
-      return out;
-    }
-    auto range = by_key.equal_range((kind == MainKind::kPod ? "pod:" : "job:") + name);
-    for (auto it = range.first; it != range.second; ++it) out.push_back(pods[it->second]);
-    return out;
-  }
-};
-
-// Nodes, times, waiting reasons and the state the pods alone give (for a
-// case that has not ended by its own account).
-void SummarisePods(const std::vector<PodInfo>& pods, const std::vector<std::string>& fail_reasons, Seen* o) {
-  for (const auto& p : pods)
-    o->pods_active |= PodActive(p) && !Member(Member(*p.obj, "metadata"), "deletionTimestamp").is_string();
-  o->pods = ByRank(pods);
-  for (const auto& p : o->pods) {
-    if (!p.node.empty() && !Contains(o->nodes, p.node)) o->nodes.push_back(p.node);
-    if (p.started > 0 && (o->start_time == 0 || p.started < o->start_time)) o->start_time = p.started;
-    o->end_time = std::max(o->end_time, p.finished);
-    if (PodActive(p) && Contains(fail_reasons, p.waiting_reason) && o->fail_waiting.empty())
-      o->fail_waiting = ReasonText(p.waiting_reason, p.waiting_message);
-  }
-  auto any = [&](auto pred) { return std::any_of(o->pods.begin(), o->pods.end(), pred); };
-  if (any([](const PodInfo& p) { return p.phase == "Running"; })) {
-    o->state = JobState{Kind::kRunning, "", -1};
-  } else if (any(PodActive)) {
-    std::string why = PendingReasons(o->pods);
-    o->state = JobState{Kind::kStarting, why.empty() ? "pods pending" : why, -1};
-  } else {
-    o->state = JobState{o->pods.empty() ? Kind::kStarting : Kind::kRunning, o->pods.empty() ? "no pod yet" : "pods ended", -1};
-  }
-}
-
-// A failure, told by the first failed pod: "OOMKilled (pod x, exit 137); head".
-JobState PodFailure(const Seen& o, const std::string& head) {
-  JobState s{Kind::kFailed, head, -1};
-  auto p = std::find_if(o.pods.begin(), o.pods.end(), [](const PodInfo& x) { return x.phase == "Failed"; });
-  if (p == o.pods.end()) return s;
-  s.exit_code = p->exit_code;
-  std::string detail = p->term_reason.empty() ? ReasonText(p->pod_reason, p->pod_message) : p->term_reason;
-  detail += (detail.empty() ? "(pod " : " (pod ") + p->name +
-            (p->exit_code >= 0 ? ", exit " + std::to_string(p->exit_code) : "") + ")";
-  s.reason = head.empty() ? detail : detail + "; " + head;
-  return s;
-}
-
-// A batch/v1 Job: its conditions, then spec.suspend (with Kueue's reason).
-void ReadJobStatus(const json& job, const std::string& kueue_reason, Seen* o) {
-  const json& st = Member(job, "status");
-  if (ConditionTrue(job, "Complete")) {
-    o->state = JobState{Kind::kCompleted, "", 0};
-    if (double end = ParseTime(Member(st, "completionTime"))) o->end_time = end;
-  } else if (ConditionTrue(job, "Failed")) {
-    const json* c = Condition(job, "Failed");
-    std::string head = ReasonText(Str(*c, "reason"), Str(*c, "message"));
-    o->state = Str(*c, "reason") == "DeadlineExceeded" ? JobState{Kind::kTimeout, head, -1} : PodFailure(*o, head);
-    if (double end = ParseTime(Member(*c, "lastTransitionTime"))) o->end_time = std::max(o->end_time, end);
-  } else if (Member(Member(job, "spec"), "suspend") == json(true)) {
-    o->suspended = true;
-    o->state = JobState{Kind::kQueued, kueue_reason.empty() ? "suspended" : kueue_reason, -1};
-    o->fail_waiting.clear();
-  }
-  if (o->start_time == 0 && o->state.kind != Kind::kQueued) o->start_time = ParseTime(Member(st, "startTime"));
-}
-
-// A plain Pod: its phase.
-void ReadPodStatus(Seen* o) {
-  const PodInfo& p = o->pods.front();
-  if (p.phase == "Succeeded") o->state = JobState{Kind::kCompleted, "", std::max(0, p.exit_code)};
-  if (p.phase == "Failed")
-    o->state = p.pod_reason == "DeadlineExceeded" ? JobState{Kind::kTimeout, ReasonText(p.pod_reason, p.pod_message), -1}
-                                                  : PodFailure(*o, "");
-}
-
-// A custom resource: its state field says queued, running or ended; a value
-// in none of the lists (or a running one while pods are still pending) is
-// told by the pods, as SummarisePods put it.
-void ReadCustomStatus(const json& obj, const CustomResourceSpec& cr, Seen* o) {
-  std::string value = FieldText(obj, cr.state_field);
-  std::string said = value.empty() ? "waiting for the operator" : cr.state_field + ": " + value;
-  if (Contains(cr.success_values, value)) {
-    o->state = JobState{Kind::kCompleted, "", 0};
-  } else if (Contains(cr.failure_values, value)) {
-    o->state = PodFailure(*o, cr.state_field + ": " + value);
-  } else if (Contains(cr.queued_values, value)) {
-    o->state = JobState{Kind::kQueued, said, -1};
-    o->fail_waiting.clear();
-  } else if (o->pods.empty()) {
-    o->state = JobState{Contains(cr.running_values, value) ? Kind::kRunning : Kind::kStarting, said, -1};
-  } else if (o->state.kind == Kind::kStarting && o->state.reason != "no pod yet") {
-    o->state.reason = said + "; " + o->state.reason;  // pods pending: why
-  } else if (Contains(cr.running_values, value)) {
-    o->state = JobState{Kind::kRunning, "", -1};
-  }
-}
-
-// ---------------------------------------------------------------------------
-// What the pods' logs bring back.
-
-struct PodLog {
-  PodInfo pod;
-  PodOutput out;
-};
-
-// Several pods' texts, each under "==> pod NAME (rank I) <==".
-std::string WithHeaders(const std::vector<PodLog>& logs, const std::vector<std::string>& texts) {
-  if (logs.size() == 1) return texts[0];
-  std::string out;
-  for (size_t i = 0; i < logs.size(); ++i) {
-    if (!out.empty() && out.back() != '\n') out += '\n';
-    out += "==> pod " + logs[i].pod.name + " (rank " + std::to_string(logs[i].pod.rank) + ") <==\n" + texts[i];
-  }
-  return out;
-}
-
-// The job's stdout (the logs), its stderr and result files (the archives,
-// the last rank first so that rank 0's files win; each holds its pod's
-// stderr file).
-void WriteOutputs(const Job& job, const std::vector<PodLog>& logs, std::vector<std::string>* problems) {
-  if (logs.empty()) return;
-  std::vector<std::string> outs, errs(logs.size());
-  for (const auto& l : logs) outs.push_back(l.out.stdout_text);
-  Status st = WriteFile(job.stdout_path, WithHeaders(logs, outs));
-  if (!st.ok()) problems->push_back(st.message());
-  std::string err_rel = StartsWith(job.stderr_path, job.workdir + "/") ? job.stderr_path.substr(job.workdir.size() + 1)
-                                                                        : job.stderr_path.substr(job.stderr_path.rfind('/') + 1);
-  std::string err_file = JoinPath(job.workdir, err_rel);
-  bool any_archive = false;
-  for (size_t i = logs.size(); i-- > 0;) {
-    if (logs[i].out.archive.empty()) continue;
-    any_archive = true;
-    (void)::unlink(err_file.c_str());
-    st = ExtractArchive(logs[i].out.archive, job.workdir);
-    if (!st.ok()) problems->push_back("pod " + logs[i].pod.name + ": " + st.message());
-    auto text = ReadFile(err_file);
-    if (text.ok()) errs[i] = *text;
-  }
-  if (!any_archive) return;  // the files are on a shared volume
-  st = WriteFile(job.stderr_path, WithHeaders(logs, errs));
-  if (!st.ok()) problems->push_back(st.message());
-}
-
-// The exit code: the payload's, else the container's. A script that ended
-// with a non-zero status, reported by every pod's payload, completed (as
-// the batch backends say of a job whose script failed); a failure without
-// that report (killed, OOMKilled) stays a failure.
-JobState SettleExitCode(JobState s, const std::vector<PodLog>& logs, bool clean) {
-  bool all_reported = !logs.empty();
-  int first_nonzero = 0;
-  for (const auto& l : logs) {
-    int code = l.out.exit_status >= 0 ? l.out.exit_status : l.pod.exit_code;
-    all_reported &= l.out.exit_status >= 0;
-    if (code > 0 && first_nonzero == 0) first_nonzero = code;
-  }
-  if (s.kind == Kind::kCompleted && !logs.empty()) s.exit_code = first_nonzero;
-  if (s.kind == Kind::kFailed && all_reported && first_nonzero > 0 && clean) return JobState{Kind::kCompleted, "", first_nonzero};
-  if (s.kind == Kind::kFailed && first_nonzero > 0) s.exit_code = first_nonzero;
-  return s;
-}
 
 }  // namespace
 
@@ -581,19 +179,19 @@ K8sScheduler::CreateOutcome K8sScheduler::CreateRemaining(Tracked* t, double tim
   while (t->created.size() < t->set.objects.size()) {
     size_t i = t->created.size();
     const json& obj = t->set.objects[i];
-    std::string kind = Str(obj, "kind");
+    std::string kind = JsonMemberString(obj, "kind");
     bool main = i == t->set.main;
     std::string coll = CollectionPath(t->set, i, t->ns);
-    bool generated = !Str(Member(obj, "metadata"), "generateName").empty() &&
-                     Str(Member(obj, "metadata"), "name").empty();
+    bool generated = !JsonMemberString(JsonMember(obj, "metadata"), "generateName").empty() &&
+                     JsonMemberString(JsonMember(obj, "metadata"), "name").empty();
     KubeResponse r;
     for (int n = 0; n < kNameCollisionRetries; ++n) {
       r = Send("POST", coll, JsonText(obj), timeout);
       if (r.status != 409 || !generated) break;
     }
     if (IsOk(r.status)) {
-      std::string name = Str(Member(ParseJson(r.body), "metadata"), "name");
-      if (name.empty()) name = Str(Member(obj, "metadata"), "name");
+      std::string name = JsonMemberString(JsonMember(ParseJson(r.body), "metadata"), "name");
+      if (name.empty()) name = JsonMemberString(JsonMember(obj, "metadata"), "name");
       t->created.push_back(ObjRef{coll, kind, name});
       if (main) t->main_collection = coll;
       continue;
@@ -656,7 +254,7 @@ Status K8sScheduler::WriteDryRun(const Job& job, const std::string& dir) {
     json& md = obj["metadata"];
     if (!md.is_object()) md = json::object();
     md["namespace"] = ns;
-    if (!md.contains("name") && md.contains("generateName")) md["name"] = Str(md, "generateName") + "dryrn";
+    if (!md.contains("name") && md.contains("generateName")) md["name"] = JsonMemberString(md, "generateName") + "dryrn";
     out += "---\n# POST " + CollectionPath(*set, i, ns) + "\n" + JsonText(obj, 2) + "\n";
   }
   return WriteFile(JoinPath(dir, "hb_k8s.yaml"), out);
@@ -675,18 +273,18 @@ Status K8sScheduler::Submit(Job* job) {
   t->ns = t->opts->ns.empty() ? api_->DefaultNamespace() : t->opts->ns;
   t->set = std::move(set.value());
   const json& main = t->set.objects[t->set.main];
-  t->session = Str(Member(Member(main, "metadata"), "labels"), kLabelSession);  // as the manifest spells it
-  std::string api_version = Str(main, "apiVersion");
+  t->session = JsonMemberString(JsonMember(JsonMember(main, "metadata"), "labels"), kLabelSession);  // as the manifest spells it
+  std::string api_version = JsonMemberString(main, "apiVersion");
   t->kind = t->set.main_kind == "jobs" && StartsWith(api_version, "batch/") ? MainKind::kJob
             : t->set.main_kind == "pods" && api_version == "v1"            ? MainKind::kPod
                                                                           : MainKind::kCustom;
   if (t->kind == MainKind::kCustom) {
-    t->cr = CustomResourceDefaults(t->opts->custom_resource, api_version, Str(main, "kind"));
+    t->cr = CustomResourceDefaults(t->opts->custom_resource, api_version, JsonMemberString(main, "kind"));
     // No selector of the user's: the pods of the templates hetbench
     // labelled (the session's pod list holds only those).
     t->pod_selector = !t->cr.pod_selector.empty()
                           ? t->cr.pod_selector
-                          : std::string(kLabelCase) + "=" + Str(Member(Member(main, "metadata"), "labels"), kLabelCase);
+                          : std::string(kLabelCase) + "=" + JsonMemberString(JsonMember(JsonMember(main, "metadata"), "labels"), kLabelCase);
   }
 
   const BatchOptions& b = opts_->batch;
@@ -858,7 +456,7 @@ bool K8sScheduler::ListGroup(const std::string& ns, const std::string& session, 
   for (const auto& coll : collections) {
     KubeResponse r = Send("GET", coll + selector, "", opts_->batch.query_timeout);
     json body = IsOk(r.status) ? ParseJson(r.body) : json();
-    if (!Member(body, "items").is_array()) {
+    if (!JsonMember(body, "items").is_array()) {
       *problem = "GET " + coll.substr(coll.rfind('/') + 1) + ": " +
                  (IsOk(r.status) ? "the answer is not a list" : Describe(r));
       *retry_after = r.retry_after_s;
@@ -873,7 +471,7 @@ bool K8sScheduler::ListGroup(const std::string& ns, const std::string& session, 
       if (EndsWith(coll, "/pods")) {
         out->pods.Add(ReadPod(item));
       } else {
-        std::string name = Str(Member(item, "metadata"), "name");
+        std::string name = JsonMemberString(JsonMember(item, "metadata"), "name");
         if (EndsWith(coll, "/jobs") && StartsWith(coll, "/apis/batch/")) out->jobs[name] = &item;
         else out->custom[coll][name] = &item;
       }
@@ -889,13 +487,13 @@ void K8sScheduler::ReadWorkloads(const std::string& ns, const std::vector<Job*>&
     const Tracked& t = *tracked_.at(j->id);
     auto it = lists->jobs.find(t.main_name());
     return t.kind == MainKind::kJob && it != lists->jobs.end() &&
-           Member(Member(*it->second, "spec"), "suspend") == json(true);
+           JsonMember(JsonMember(*it->second, "spec"), "suspend") == json(true);
   });
   if (!any || no_workloads_.count(ns)) return;
   KubeResponse r = Send("GET", "/apis/kueue.x-k8s.io/v1beta1/namespaces/" + ns + "/workloads", "",
                         opts_->batch.query_timeout);
   json body = IsOk(r.status) ? ParseJson(r.body) : json();
-  if (!Member(body, "items").is_array()) {
+  if (!JsonMember(body, "items").is_array()) {
     if (r.status == 403 || r.status == 404) no_workloads_.insert(ns);
     Notice("cannot read Kueue workloads in namespace " + ns + " (" + Describe(r) +
            "); suspended jobs are shown as queued without Kueue's reason");
@@ -903,16 +501,16 @@ void K8sScheduler::ReadWorkloads(const std::string& ns, const std::vector<Job*>&
   }
   for (const auto& w : body["items"]) {
     std::string owner;
-    const json& refs = Member(Member(w, "metadata"), "ownerReferences");
+    const json& refs = JsonMember(JsonMember(w, "metadata"), "ownerReferences");
     if (refs.is_array())
       for (const auto& ref : refs)
-        if (Str(ref, "kind") == "Job") owner = Str(ref, "name");
+        if (JsonMemberString(ref, "kind") == "Job") owner = JsonMemberString(ref, "name");
     if (owner.empty()) continue;
     std::string why;
     for (const char* type : {"QuotaReserved", "Admitted", "Evicted"}) {
-      const json* c = Condition(w, type);
-      bool bad = c && Str(*c, "status") == (std::string(type) == "Evicted" ? "True" : "False");
-      if (bad && why.empty()) why = Str(*c, "message").empty() ? Str(*c, "reason") : Str(*c, "message");
+      const json* c = K8sCondition(w, type);
+      bool bad = c && JsonMemberString(*c, "status") == (std::string(type) == "Evicted" ? "True" : "False");
+      if (bad && why.empty()) why = JsonMemberString(*c, "message").empty() ? JsonMemberString(*c, "reason") : JsonMemberString(*c, "message");
     }
     lists->kueue[owner] = "Kueue: " + (why.empty() ? "waiting for admission" : why);
   }
@@ -1059,7 +657,7 @@ bool K8sScheduler::CollectOutput(Job* job, Tracked* t, const Observation& o, Job
     KubeResponse r = Send("GET", "/api/v1/namespaces/" + t->ns + "/pods?labelSelector=" + sel, "", b.query_timeout);
     found = IsOk(r.status) ? ParseJson(r.body) : json();
     std::vector<PodInfo> all;
-    if (Member(found, "items").is_array())
+    if (JsonMember(found, "items").is_array())
       for (const auto& p : found["items"]) all.push_back(ReadPod(p));
     pods = ByRank(all);
   }

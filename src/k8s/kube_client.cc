@@ -157,8 +157,8 @@ Result<ExecCredential> RunExecPlugin(const KubeExec& x, const KubeTarget& t, con
   }
   auto out = ReadFile(so.stdout_path);
   auto err = ReadFile(so.stderr_path);
-  (void)RemoveTree(so.stdout_path);
-  (void)RemoveTree(so.stderr_path);
+  RemoveScratch(so.stdout_path);
+  RemoveScratch(so.stderr_path);
   if (!exited) return Status::Error(name + " did not finish in " + FormatNumber(kExecTimeoutS) + " s (killed)");
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     std::string why = WIFEXITED(status) ? "exit code " + std::to_string(WEXITSTATUS(status))
@@ -189,7 +189,7 @@ class Credentials {
   // the first request reads it.
   explicit Credentials(const KubeTarget& t) : t_(t), token_read_at_(t.token.empty() ? -1e9 : MonotonicNow()) {}
   ~Credentials() {
-    if (!dir_.empty()) (void)RemoveTree(dir_);
+    if (!dir_.empty()) RemoveScratch(dir_);
   }
   Credentials(const Credentials&) = delete;
   Credentials& operator=(const Credentials&) = delete;

@@ -7,6 +7,7 @@
 
 #include "check/reference.h"
 #include "check/sanity.h"
+#include "model/check_fields.h"
 #include "model/test_loader.h"
 #include "config/site_config.h"
 #include "model/expr.h"
@@ -17,6 +18,20 @@
 
 namespace hb {
 
+Status FieldError(const YAML::Node& n, const std::string& file, const std::string& msg) {
+  return Status::Error(MarkOf(n, file), msg);
+}
+
+Status CheckChoice(const YAML::Node& n, const std::string& f, const std::string& what,
+                   const std::vector<std::string>& choices, std::string* out) {
+  auto r = YamlString(n, f, what);
+  if (!r.ok()) return r.status();
+  if (std::find(choices.begin(), choices.end(), *r) == choices.end())
+    return FieldError(n, f, what + ": '" + *r + "' is not one of " + Join(choices, ", ") + DidYouMean(*r, choices));
+  *out = *r;
+  return Status::OK();
+}
+
 namespace {
 
 using Handler = std::function<Status(const YAML::Node&, const std::string& file, TestSpec*)>;
@@ -24,10 +39,6 @@ using Handler = std::function<Status(const YAML::Node&, const std::string& file,
 bool IsIdentifier(const std::string& s) {
   static const std::regex kIdent("[A-Za-z_][A-Za-z0-9_]*");
   return std::regex_match(s, kIdent);
-}
-
-Status Err(const YAML::Node& n, const std::string& file, const std::string& msg) {
-  return Status::Error(MarkOf(n, file), msg);
 }
 
 // Assigns a string-list field.
@@ -58,7 +69,7 @@ Handler Count(int TestSpec::*field, const char* what, int min) {
     auto r = YamlInt(n, f, what);
     if (!r.ok()) return r.status();
     if (r.value() < min || r.value() > 1000000)
-      return Err(n, f, std::string(what) + ": expected an integer >= " + std::to_string(min) +
+      return FieldError(n, f, std::string(what) + ": expected an integer >= " + std::to_string(min) +
                            ", got " + std::to_string(r.value()));
     s->*field = static_cast<int>(r.value());
     return Status::OK();
@@ -92,8 +103,8 @@ Result<StringPairs> ParseEnvVars(const YAML::Node& n, const std::string& f) {
   auto add = [&](const YAML::Node& k, const YAML::Node& v) -> Status {
     auto key = YamlString(k, f, "env_vars");
     if (!key.ok()) return key.status();
-    if (!IsIdentifier(*key)) return Err(k, f, "env_vars: '" + *key + "' is not a valid variable name");
-    if (!v.IsScalar()) return Err(v, f, "env_vars: the value of " + *key + " must be a string or a number");
+    if (!IsIdentifier(*key)) return FieldError(k, f, "env_vars: '" + *key + "' is not a valid variable name");
+    if (!v.IsScalar()) return FieldError(v, f, "env_vars: the value of " + *key + " must be a string or a number");
     out.emplace_back(*key, v.Scalar());
     return Status::OK();
   };
@@ -108,13 +119,13 @@ Result<StringPairs> ParseEnvVars(const YAML::Node& n, const std::string& f) {
   if (n.IsSequence()) {  // ReFrame's configuration style: [[name, value], ...]
     for (const auto& item : n) {
       if (!item.IsSequence() || item.size() != 2)
-        return Err(item, f, "env_vars: expected [name, value] pairs or a mapping");
+        return FieldError(item, f, "env_vars: expected [name, value] pairs or a mapping");
       Status st = add(item[0], item[1]);
       if (!st.ok()) return st;
     }
     return out;
   }
-  return Err(n, f, "env_vars: expected a mapping of NAME: value, got " + YamlTypeName(n));
+  return FieldError(n, f, "env_vars: expected a mapping of NAME: value, got " + YamlTypeName(n));
 }
 
 // A parameter value as shown in names: a scalar as written, a mapping
@@ -122,42 +133,42 @@ Result<StringPairs> ParseEnvVars(const YAML::Node& n, const std::string& f) {
 Result<std::string> ParameterText(const YAML::Node& v, const std::string& f, const std::string& what) {
   if (v.IsScalar()) return v.Scalar();
   if (!v.IsMap())
-    return Err(v, f, what + ": each value must be a scalar or a mapping of scalars, got " + YamlTypeName(v));
+    return FieldError(v, f, what + ": each value must be a scalar or a mapping of scalars, got " + YamlTypeName(v));
   std::vector<std::string> items;
   for (const auto& kv : v) {
     std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "";
-    if (!IsIdentifier(k)) return Err(kv.first, f, what + ": '" + k + "' is not a valid key (letters, digits and _)");
-    if (!kv.second.IsScalar()) return Err(kv.second, f, what + ": " + k + ": expected a scalar, got " + YamlTypeName(kv.second));
+    if (!IsIdentifier(k)) return FieldError(kv.first, f, what + ": '" + k + "' is not a valid key (letters, digits and _)");
+    if (!kv.second.IsScalar()) return FieldError(kv.second, f, what + ": " + k + ": expected a scalar, got " + YamlTypeName(kv.second));
     items.push_back(k + ": " + kv.second.Scalar());
   }
-  if (items.empty()) return Err(v, f, what + ": an empty mapping is not a value");
+  if (items.empty()) return FieldError(v, f, what + ": an empty mapping is not a value");
   return "{" + Join(items, ", ") + "}";
 }
 
 Status ParseParameters(const YAML::Node& n, const std::string& f, TestSpec* s) {
   s->parameters.clear();
   if (n.IsNull()) return Status::OK();
-  if (!n.IsMap()) return Err(n, f, "parameters: expected a mapping of name: [values], got " + YamlTypeName(n));
+  if (!n.IsMap()) return FieldError(n, f, "parameters: expected a mapping of name: [values], got " + YamlTypeName(n));
   for (const auto& kv : n) {
     auto name = YamlString(kv.first, f, "parameters");
     if (!name.ok()) return name.status();
     if (!IsIdentifier(*name))
-      return Err(kv.first, f, "parameters: '" + *name + "' is not a valid name (letters, digits and _)");
+      return FieldError(kv.first, f, "parameters: '" + *name + "' is not a valid name (letters, digits and _)");
     const auto& builtins = BuiltinPlaceholders();
     if (std::find(builtins.begin(), builtins.end(), *name) != builtins.end())
-      return Err(kv.first, f, "parameters: '" + *name + "' is a built-in placeholder name; choose another");
+      return FieldError(kv.first, f, "parameters: '" + *name + "' is a built-in placeholder name; choose another");
     std::string what = "parameters: " + *name;
     std::vector<std::string> values;
     YAML::Node list = kv.second;
     if (!list.IsSequence() && !list.IsScalar())
-      return Err(list, f, what + ": expected a list of values, got " + YamlTypeName(list));
+      return FieldError(list, f, what + ": expected a list of values, got " + YamlTypeName(list));
     auto add = [&](const YAML::Node& v) -> Status {
       auto text = ParameterText(v, f, what);
       if (!text.ok()) return text.status();
       // Two equal values would make two cases with one id and one stage
       // folder, each cleaning up under the other.
       if (std::find(values.begin(), values.end(), *text) != values.end())
-        return Err(v, f, what + ": the value '" + *text + "' is listed twice; each value makes one case");
+        return FieldError(v, f, what + ": the value '" + *text + "' is listed twice; each value makes one case");
       values.push_back(*text);
       return Status::OK();
     };
@@ -170,7 +181,7 @@ Status ParseParameters(const YAML::Node& n, const std::string& f, TestSpec* s) {
         if (!st.ok()) return st;
       }
     }
-    if (values.empty()) return Err(kv.second, f, "parameters: '" + *name + "' has no values");
+    if (values.empty()) return FieldError(kv.second, f, "parameters: '" + *name + "' has no values");
     s->parameters.emplace_back(*name, std::move(values));
   }
   return Status::OK();
@@ -189,20 +200,20 @@ Status ParseVariable(const std::string& name, const YAML::Node& v, const std::st
     out->default_text = v.Scalar();
     return Status::OK();
   }
-  if (!v.IsMap()) return Err(v, f, what + ": expected a value or a mapping such as {type: int, default: 100}");
+  if (!v.IsMap()) return FieldError(v, f, what + ": expected a value or a mapping such as {type: int, default: 100}");
   for (const auto& kv : v) {
     std::string key = kv.first.Scalar();
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      return Err(kv.first, f, what + ": unknown key '" + key + "'" + DidYouMean(key, kKeys));
+      return FieldError(kv.first, f, what + ": unknown key '" + key + "'" + DidYouMean(key, kKeys));
     Status st;
     if (key == "type") {
       auto r = YamlString(kv.second, f, what + ": type");
       if (!r.ok()) return r.status();
       if (std::find(kTypes.begin(), kTypes.end(), *r) == kTypes.end())
-        return Err(kv.second, f, what + ": type: '" + *r + "' is not one of int, float, bool, str" + DidYouMean(*r, kTypes));
+        return FieldError(kv.second, f, what + ": type: '" + *r + "' is not one of int, float, bool, str" + DidYouMean(*r, kTypes));
       out->type = *r;
     } else if (key == "default") {
-      if (!kv.second.IsScalar()) return Err(kv.second, f, what + ": default: expected a scalar, got " + YamlTypeName(kv.second));
+      if (!kv.second.IsScalar()) return FieldError(kv.second, f, what + ": default: expected a scalar, got " + YamlTypeName(kv.second));
       out->default_text = kv.second.Scalar();
     } else {
       auto r = YamlBool(kv.second, f, what + ": " + key);
@@ -216,7 +227,7 @@ Status ParseVariable(const std::string& name, const YAML::Node& v, const std::st
   }
   if (out->default_text) {
     auto val = ConvertVariable(*out, *out->default_text);
-    if (!val.ok()) return Err(v["default"], f, what + ": default: " + val.status().message());
+    if (!val.ok()) return FieldError(v["default"], f, what + ": default: " + val.status().message());
   }
   return Status::OK();
 }
@@ -224,15 +235,15 @@ Status ParseVariable(const std::string& name, const YAML::Node& v, const std::st
 Status ParseVariables(const YAML::Node& n, const std::string& f, TestSpec* s) {
   s->variables.clear();
   if (n.IsNull()) return Status::OK();
-  if (!n.IsMap()) return Err(n, f, "variables: expected a mapping of name: {type, default}, got " + YamlTypeName(n));
+  if (!n.IsMap()) return FieldError(n, f, "variables: expected a mapping of name: {type, default}, got " + YamlTypeName(n));
   for (const auto& kv : n) {
     std::string name = kv.first.IsScalar() ? kv.first.Scalar() : "";
-    if (!IsIdentifier(name)) return Err(kv.first, f, "variables: '" + name + "' is not a valid name (letters, digits and _)");
+    if (!IsIdentifier(name)) return FieldError(kv.first, f, "variables: '" + name + "' is not a valid name (letters, digits and _)");
     const auto& builtins = BuiltinPlaceholders();
     if (std::find(builtins.begin(), builtins.end(), name) != builtins.end())
-      return Err(kv.first, f, "variables: '" + name + "' is a built-in placeholder name; choose another");
+      return FieldError(kv.first, f, "variables: '" + name + "' is a built-in placeholder name; choose another");
     if (std::find(TestKeys().begin(), TestKeys().end(), name) != TestKeys().end())
-      return Err(kv.first, f, "variables: '" + name + "' is the name of a test field; choose another");
+      return FieldError(kv.first, f, "variables: '" + name + "' is the name of a test field; choose another");
     VariableSpec var;
     Status st = ParseVariable(name, kv.second, f, &var);
     if (!st.ok()) return st;
@@ -247,7 +258,7 @@ Status ParseMaxPendingTime(const YAML::Node& n, const std::string& f, TestSpec* 
     return Status::OK();
   }
   auto d = n.IsScalar() ? ParseDuration(n.Scalar()) : std::nullopt;
-  if (!d) return Err(n, f, "max_pending_time: expected a duration such as 90, 10m or 1h30m, got " + YamlTypeName(n));
+  if (!d) return FieldError(n, f, "max_pending_time: expected a duration such as 90, 10m or 1h30m, got " + YamlTypeName(n));
   s->max_pending_time_s = *d;
   return Status::OK();
 }
@@ -259,268 +270,14 @@ Handler Duration(std::optional<double> TestSpec::*field, const std::string& what
       (s->*field).reset();
       return Status::OK();
     }
-    if (!n.IsScalar()) return Err(n, f, what + ": expected a duration, got " + YamlTypeName(n));
+    if (!n.IsScalar()) return FieldError(n, f, what + ": expected a duration, got " + YamlTypeName(n));
     auto d = ParseDuration(n.Scalar());
     if (!d)
-      return Err(n, f, what + ": '" + n.Scalar() +
+      return FieldError(n, f, what + ": '" + n.Scalar() +
                            "' is not a duration; expected seconds (90) or a duration such as 10m, 1h30m or 01:30:00");
     s->*field = *d;
     return Status::OK();
   };
-}
-
-// eq/ne/lt/le/gt/ge keys of a sanity or performance entry.
-const std::vector<std::string> kOps = {"eq", "ne", "lt", "le", "gt", "ge"};
-
-Status ParseComparison(const std::string& op, const YAML::Node& v, const std::string& f,
-                       std::vector<Comparison>* out) {
-  if (!v.IsScalar()) return Err(v, f, op + ": expected a number or a string, got " + YamlTypeName(v));
-  out->push_back({op, v.Scalar()});
-  return Status::OK();
-}
-
-Status ParseCount(const YAML::Node& v, const std::string& f, std::vector<Comparison>* out) {
-  if (v.IsScalar()) return ParseComparison("eq", v, f, out);
-  if (!v.IsMap()) return Err(v, f, "count: expected a number or a mapping such as {ge: 4}");
-  for (const auto& kv : v) {
-    std::string op = kv.first.Scalar();
-    if (std::find(kOps.begin(), kOps.end(), op) == kOps.end())
-      return Err(kv.first, f, "count: unknown comparison '" + op + "'; expected one of eq, ne, lt, le, gt, ge");
-    Status st = ParseComparison(op, kv.second, f, out);
-    if (!st.ok()) return st;
-  }
-  return Status::OK();
-}
-
-Status CheckChoice(const YAML::Node& n, const std::string& f, const std::string& what,
-                   const std::vector<std::string>& choices, std::string* out) {
-  auto r = YamlString(n, f, what);
-  if (!r.ok()) return r.status();
-  if (std::find(choices.begin(), choices.end(), *r) == choices.end())
-    return Err(n, f, what + ": '" + *r + "' is not one of " + Join(choices, ", ") + DidYouMean(*r, choices));
-  *out = *r;
-  return Status::OK();
-}
-
-const std::vector<std::string> kTypes = {"str", "int", "float"};
-const std::vector<std::string> kReduce = {"first", "last", "min", "max", "mean", "median", "sum"};
-
-Status ParseSanityEntry(const YAML::Node& n, const std::string& f, SanitySpec* sp) {
-  static const std::vector<std::string> kKeys = {"pattern", "not_pattern", "exit_code", "in",   "group",
-                                                 "type",    "reduce",      "count",     "eq",   "ne",
-                                                 "lt",      "le",          "gt",        "ge"};
-  if (!n.IsMap())
-    return Err(n, f, "sanity: each entry must be a mapping such as {pattern: 'Done', in: stdout}, got " +
-                         YamlTypeName(n));
-  sp->mark = MarkOf(n, f);
-  int kinds = 0;
-  for (const auto& kv : n) {
-    std::string key = kv.first.Scalar();
-    const YAML::Node& v = kv.second;
-    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      return Err(kv.first, f, "sanity: unknown key '" + key + "'" + DidYouMean(key, kKeys));
-    Status st;
-    if (key == "pattern" || key == "not_pattern") {
-      ++kinds;
-      sp->kind = key == "pattern" ? SanitySpec::Kind::kPattern : SanitySpec::Kind::kNotPattern;
-      auto r = YamlString(v, f, "sanity: " + key);
-      if (!r.ok()) return r.status();
-      sp->pattern = *r;
-      sp->mark = MarkOf(v, f);
-    } else if (key == "exit_code") {
-      ++kinds;
-      sp->kind = SanitySpec::Kind::kExitCode;
-      auto r = YamlStringList(v, f, "sanity: exit_code");
-      if (!r.ok()) return r.status();
-      for (const auto& c : *r) {
-        char* end = nullptr;
-        long code = std::strtol(c.c_str(), &end, 10);
-        if (c.empty() || *end) return Err(v, f, "sanity: exit_code: expected integers, got '" + c + "'");
-        sp->exit_codes.push_back(static_cast<int>(code));
-      }
-    } else if (key == "in") {
-      auto r = YamlString(v, f, "sanity: in");
-      if (!r.ok()) return r.status();
-      sp->in = *r;
-    } else if (key == "group") {
-      auto r = YamlString(v, f, "sanity: group");
-      if (!r.ok()) return r.status();
-      sp->group = *r;
-    } else if (key == "type") {
-      st = CheckChoice(v, f, "sanity: type", kTypes, &sp->type);
-    } else if (key == "reduce") {
-      st = CheckChoice(v, f, "sanity: reduce", kReduce, &sp->reduce);
-    } else if (key == "count") {
-      st = ParseCount(v, f, &sp->count_checks);
-    } else {
-      st = ParseComparison(key, v, f, &sp->value_checks);
-    }
-    if (!st.ok()) return st;
-  }
-  if (kinds != 1)
-    return Err(n, f, "sanity: each entry needs exactly one of 'pattern', 'not_pattern' or 'exit_code'");
-  if (!sp->value_checks.empty() && sp->kind != SanitySpec::Kind::kPattern)
-    return Err(n, f, "sanity: value comparisons (eq, lt, ...) need a 'pattern'");
-  if (!sp->value_checks.empty() && sp->group.empty()) sp->group = "0";
-  return Status::OK();
-}
-
-Status ParseSanity(const YAML::Node& n, const std::string& f, TestSpec* s) {
-  s->sanity.clear();
-  if (n.IsNull()) return Status::OK();
-  // A single entry stands for a list of one. (A new node, not an
-  // assignment: assigning to a copy of `n` would rewrite `n` itself.)
-  YAML::Node list = n.IsMap() ? YAML::Node(YAML::NodeType::Sequence) : n;
-  if (n.IsMap()) list.push_back(n);
-  if (!list.IsSequence()) return Err(n, f, "sanity: expected a list of checks, got " + YamlTypeName(n));
-  for (const auto& item : list) {
-    SanitySpec sp;
-    Status st = ParseSanityEntry(item, f, &sp);
-    if (!st.ok()) return st;
-    s->sanity.push_back(std::move(sp));
-  }
-  return Status::OK();
-}
-
-Status ParsePerfVar(const std::string& name, const YAML::Node& n, const std::string& f, PerfSpec* p) {
-  static const std::vector<std::string> kKeys = {"pattern", "expr", "in", "group", "type", "reduce", "unit",
-                                                 "eq",      "ne",   "lt", "le",    "gt",   "ge",
-                                                 "figure_of_merit", "better"};
-  if (!n.IsMap())
-    return Err(n, f, "performance: '" + name + "' must be a mapping such as {pattern: 'Rate: (\\S+)', unit: MB/s}");
-  p->name = name;
-  p->mark = MarkOf(n, f);
-  bool have_pattern = false;
-  for (const auto& kv : n) {
-    std::string key = kv.first.Scalar();
-    const YAML::Node& v = kv.second;
-    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      return Err(kv.first, f, "performance: " + name + ": unknown key '" + key + "'" + DidYouMean(key, kKeys));
-    Status st;
-    std::string what = "performance: " + name + ": " + key;
-    if (key == "pattern" || key == "expr" || key == "in" || key == "group" || key == "unit") {
-      auto r = YamlString(v, f, what);
-      if (!r.ok()) return r.status();
-      if (key == "expr") {
-        p->expr = *r;
-        p->mark = MarkOf(v, f);
-      } else if (key == "pattern") {
-        p->pattern = *r;
-        have_pattern = true;
-        p->mark = MarkOf(v, f);
-      } else if (key == "in") {
-        p->in = *r;
-      } else if (key == "group") {
-        p->group = *r;
-      } else {
-        p->unit = *r;
-      }
-    } else if (key == "type") {
-      st = CheckChoice(v, f, what, {"int", "float"}, &p->type);
-    } else if (key == "reduce") {
-      st = CheckChoice(v, f, what, kReduce, &p->reduce);
-    } else if (key == "better") {
-      st = CheckChoice(v, f, what, {"higher", "lower"}, &p->better);
-    } else if (key == "figure_of_merit") {
-      auto b = YamlBool(v, f, what);
-      if (!b.ok()) return b.status();
-      p->figure_of_merit = *b;
-    } else {
-      st = ParseComparison(key, v, f, &p->value_checks);
-    }
-    if (!st.ok()) return st;
-  }
-  if (!p->expr.empty() && have_pattern)
-    return Err(n, f, "performance: " + name + ": give either 'pattern' (a value extracted from the output) or "
-                     "'expr' (a value derived from other variables), not both");
-  if (!have_pattern && p->expr.empty())
-    return Err(n, f, "performance: " + name + ": a 'pattern' (or an 'expr' deriving it from other variables) is required");
-  if (!p->expr.empty()) {
-    for (const char* k : {"in", "group", "type", "reduce"})
-      if (n[k])
-        return Err(n[k], f, "performance: " + name + ": '" + k + "' is for extracted values; a derived 'expr' takes only "
-                            "unit and comparisons (eq, lt, ...)");
-  }
-  return Status::OK();
-}
-
-Status ParsePerformance(const YAML::Node& n, const std::string& f, TestSpec* s) {
-  s->performance.clear();
-  if (n.IsNull()) return Status::OK();
-  if (!n.IsMap())
-    return Err(n, f, "performance: expected a mapping of variable: {pattern, group, unit, ...}, got " +
-                         YamlTypeName(n));
-  for (const auto& kv : n) {
-    std::string name = kv.first.IsScalar() ? kv.first.Scalar() : "";
-    if (name.empty() || name.find_first_of("\n\r") != std::string::npos)
-      return Err(kv.first, f, "performance: a variable name must be a non-empty string on one line");
-    PerfSpec p;
-    Status st = ParsePerfVar(name, kv.second, f, &p);
-    if (!st.ok()) return st;
-    for (const auto& other : s->performance)
-      if (p.figure_of_merit && other.figure_of_merit)
-        return Err(kv.second["figure_of_merit"], f, "performance: " + name + ": figure_of_merit: the test's figure "
-                   "of merit is '" + other.name + "' already; a test has one");
-    s->performance.push_back(std::move(p));
-  }
-  return Status::OK();
-}
-
-Result<std::optional<double>> OptionalNumber(const YAML::Node& n, const std::string& f, const std::string& what) {
-  if (n.IsNull() || (n.IsScalar() && (n.Scalar() == "null" || n.Scalar() == "~")))
-    return std::optional<double>();
-  auto r = YamlNumber(n, f, what);
-  if (!r.ok()) return r.status();
-  return std::optional<double>(*r);
-}
-
-Status ParseReferenceValue(const std::string& var, const YAML::Node& n, const std::string& f, Reference* ref) {
-  std::string what = "reference: " + var;
-  if (!n.IsSequence() || n.size() < 3 || n.size() > 4)
-    return Err(n, f, what + ": expected [value, lower, upper] or [value, lower, upper, unit], got " +
-                         YamlTypeName(n));
-  ref->mark = MarkOf(n, f);
-  auto v = YamlNumber(n[0], f, what + ": value");
-  if (!v.ok()) return v.status();
-  ref->value = *v;
-  auto lo = OptionalNumber(n[1], f, what + ": lower threshold");
-  if (!lo.ok()) return lo.status();
-  auto hi = OptionalNumber(n[2], f, what + ": upper threshold");
-  if (!hi.ok()) return hi.status();
-  ref->lower = *lo;
-  ref->upper = *hi;
-  if (n.size() == 4 && !n[3].IsNull()) {
-    auto u = YamlString(n[3], f, what + ": unit");
-    if (!u.ok()) return u.status();
-    ref->unit = *u;
-  }
-  return Status::OK();
-}
-
-Status ParseReference(const YAML::Node& n, const std::string& f, TestSpec* s) {
-  static const std::regex kKey(R"((\*|[A-Za-z0-9_.\-]+(:(\*|[A-Za-z0-9_.\-]+))?))");
-  s->reference.clear();
-  if (n.IsNull()) return Status::OK();
-  if (!n.IsMap())
-    return Err(n, f, "reference: expected a mapping of 'system:partition': {variable: [value, lower, upper, unit]}");
-  for (const auto& kv : n) {
-    std::string key = kv.first.Scalar();
-    if (!std::regex_match(key, kKey))
-      return Err(kv.first, f, "reference: '" + key + "' is not 'system:partition', 'system:*', 'system' or '*'");
-    if (!kv.second.IsMap())
-      return Err(kv.second, f, "reference: '" + key + "': expected a mapping of variable: [value, lower, upper, unit]");
-    std::map<std::string, Reference> vars;
-    for (const auto& v : kv.second) {
-      Reference ref;
-      Status st = ParseReferenceValue(v.first.Scalar(), v.second, f, &ref);
-      if (!st.ok()) return st;
-      vars[v.first.Scalar()] = ref;
-      s->marks["reference:" + key + ":" + v.first.Scalar()] = MarkOf(v.first, f);
-    }
-    s->marks["reference:" + key] = MarkOf(kv.first, f);
-    s->reference.emplace_back(key, std::move(vars));
-  }
-  return Status::OK();
 }
 
 // Keys of the build_system mapping, by kind of value.
@@ -552,7 +309,7 @@ const std::map<std::string, bool BuildSpec::*>& BuildBools() {
   return k;
 }
 
-// The build system types (those of build/build_system.cc's
+// The build system types (those of buildsys/build_system.cc.s
 // BuildSystemNames(), and none); CustomBuild, ReFrame's name, is Custom.
 const std::vector<std::string>& BuildTypes() {
   static const std::vector<std::string> k = {"none",      "SingleSource", "Make",      "CMake",      "Autotools",
@@ -580,7 +337,7 @@ Status ParseBuildKey(const std::string& key, const YAML::Node& v, const std::str
   if (key == "type") return CheckChoice(v, f, what, BuildTypes(), &b->type);
   if (key == "lang") return CheckChoice(v, f, what, {"c", "c++", "fortran", "cuda"}, &b->lang);
   if (key == "package_opts") {
-    if (!v.IsMap()) return Err(v, f, what + ": expected a mapping of option: value, got " + YamlTypeName(v));
+    if (!v.IsMap()) return FieldError(v, f, what + ": expected a mapping of option: value, got " + YamlTypeName(v));
     for (const auto& kv : v) b->package_opts.emplace_back(kv.first.Scalar(), kv.second.Scalar());
     return Status::OK();
   }
@@ -607,33 +364,33 @@ Status ParseBuild(const YAML::Node& n, const std::string& f, TestSpec* s) {
     b.type = type == "none" ? "" : type == "CustomBuild" ? "Custom" : type;
     return st;
   }
-  if (!n.IsMap()) return Err(n, f, "build_system: expected a mapping such as {type: SingleSource, source: x.c}");
+  if (!n.IsMap()) return FieldError(n, f, "build_system: expected a mapping such as {type: SingleSource, source: x.c}");
   for (const auto& kv : n) {
     std::string key = kv.first.Scalar();
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      return Err(kv.first, f, "build_system: unknown key '" + key + "'" + DidYouMean(key, kKeys));
+      return FieldError(kv.first, f, "build_system: unknown key '" + key + "'" + DidYouMean(key, kKeys));
     Status st = ParseBuildKey(key, kv.second, f, &b);
     if (!st.ok()) return st;
   }
   if (b.type == "CustomBuild") b.type = "Custom";
-  if (b.type.empty()) return Err(n, f, "build_system: 'type' is required (one of " + Join(BuildTypes(), ", ") + ")");
+  if (b.type.empty()) return FieldError(n, f, "build_system: 'type' is required (one of " + Join(BuildTypes(), ", ") + ")");
   if (b.type == "none") b.type = "";
   if (b.type == "SingleSource" && b.source.empty())
-    return Err(n, f, "build_system: SingleSource needs 'source', the file to compile");
+    return FieldError(n, f, "build_system: SingleSource needs 'source', the file to compile");
   if (b.type == "Custom" && b.commands.empty())
-    return Err(n, f, "build_system: Custom needs 'commands', the shell commands that build the test");
+    return FieldError(n, f, "build_system: Custom needs 'commands', the shell commands that build the test");
   if (b.type == "EasyBuild" && b.easyconfigs.empty())
-    return Err(n, f, "build_system: EasyBuild needs 'easyconfigs', the easyconfig files to build");
+    return FieldError(n, f, "build_system: EasyBuild needs 'easyconfigs', the easyconfig files to build");
   return Status::OK();
 }
 
 // A list of [host path, container path] pairs (ReFrame's mount_points).
 Status ParseMountPoints(const YAML::Node& v, const std::string& f, ContainerSpec* c) {
   const std::string what = "container_platform: mount_points";
-  if (!v.IsSequence()) return Err(v, f, what + ": expected a list of [host path, container path], got " + YamlTypeName(v));
+  if (!v.IsSequence()) return FieldError(v, f, what + ": expected a list of [host path, container path], got " + YamlTypeName(v));
   for (const auto& m : v) {
     if (!m.IsSequence() || m.size() != 2 || !m[0].IsScalar() || !m[1].IsScalar())
-      return Err(m, f, what + ": expected [host path, container path], got " + YamlTypeName(m));
+      return FieldError(m, f, what + ": expected [host path, container path], got " + YamlTypeName(m));
     c->mount_points.emplace_back(m[0].Scalar(), m[1].Scalar());
   }
   return Status::OK();
@@ -650,7 +407,7 @@ Status ParsePlatformName(const YAML::Node& v, const std::string& f, const std::s
   *out = CanonicalContainerPlatform(*r);
   if (!out->empty()) return Status::OK();
   const auto& known = ContainerPlatformTypes();
-  return Err(v, f, what + ": unknown container platform '" + *r + "'" + DidYouMean(*r, known) + " (known: " +
+  return FieldError(v, f, what + ": unknown container platform '" + *r + "'" + DidYouMean(*r, known) + " (known: " +
                        Join(known, ", ") + ", or default for the partition's default)");
 }
 
@@ -698,12 +455,12 @@ Status ParseContainer(const YAML::Node& n, const std::string& f, TestSpec* s) {
   c.enabled = true;
   if (n.IsScalar()) return ParsePlatformName(n, f, "container_platform", &c.platform);
   if (!n.IsMap())
-    return Err(n, f, "container_platform: expected a platform name or a mapping such as {type: Apptainer, "
+    return FieldError(n, f, "container_platform: expected a platform name or a mapping such as {type: Apptainer, "
                      "command: ...}, got " + YamlTypeName(n));
   for (const auto& kv : n) {
     std::string key = kv.first.Scalar();
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      return Err(kv.first, f, "container_platform: unknown key '" + key + "'" + DidYouMean(key, kKeys));
+      return FieldError(kv.first, f, "container_platform: unknown key '" + key + "'" + DidYouMean(key, kKeys));
     Status st = ParseContainerKey(key, kv.second, f, &c);
     if (!st.ok()) return st;
   }
@@ -713,14 +470,14 @@ Status ParseContainer(const YAML::Node& n, const std::string& f, TestSpec* s) {
 Status ParseExtraResources(const YAML::Node& n, const std::string& f, TestSpec* s) {
   s->extra_resources.clear();
   if (n.IsNull()) return Status::OK();
-  if (!n.IsMap()) return Err(n, f, "extra_resources: expected a mapping of resource: {key: value}");
+  if (!n.IsMap()) return FieldError(n, f, "extra_resources: expected a mapping of resource: {key: value}");
   for (const auto& kv : n) {
     if (!kv.second.IsMap())
-      return Err(kv.second, f, "extra_resources: '" + kv.first.Scalar() + "': expected a mapping of key: value");
+      return FieldError(kv.second, f, "extra_resources: '" + kv.first.Scalar() + "': expected a mapping of key: value");
     auto& dst = s->extra_resources[kv.first.Scalar()];
     for (const auto& e : kv.second) {
       if (!e.second.IsScalar())
-        return Err(e.second, f, "extra_resources: '" + e.first.Scalar() + "': expected a scalar value");
+        return FieldError(e.second, f, "extra_resources: '" + e.first.Scalar() + "': expected a scalar value");
       dst[e.first.Scalar()] = e.second.Scalar();
     }
   }
@@ -730,11 +487,11 @@ Status ParseExtraResources(const YAML::Node& n, const std::string& f, TestSpec* 
 Status ParseDevices(const YAML::Node& n, const std::string& f, TestSpec* s) {
   s->num_devices_per_node.clear();
   if (n.IsNull()) return Status::OK();
-  if (!n.IsMap()) return Err(n, f, "num_devices_per_node: expected a mapping of device type: count, e.g. {ipu: 4}");
+  if (!n.IsMap()) return FieldError(n, f, "num_devices_per_node: expected a mapping of device type: count, e.g. {ipu: 4}");
   for (const auto& kv : n) {
     auto r = YamlInt(kv.second, f, "num_devices_per_node: " + kv.first.Scalar());
     if (!r.ok()) return r.status();
-    if (*r < 0) return Err(kv.second, f, "num_devices_per_node: counts must be >= 0");
+    if (*r < 0) return FieldError(kv.second, f, "num_devices_per_node: counts must be >= 0");
     s->num_devices_per_node[kv.first.Scalar()] = static_cast<int>(*r);
   }
   return Status::OK();
@@ -748,7 +505,7 @@ Status ParseSourcesDir(const YAML::Node& n, const std::string& f, TestSpec* s) {
   auto r = YamlString(n, f, "sourcesdir");
   if (!r.ok()) return r.status();
   std::string dir = JoinPath(DirName(AbsPath(f)), *r);
-  if (!PathExists(dir)) return Err(n, f, "sourcesdir: folder '" + dir + "' does not exist");
+  if (!PathExists(dir)) return FieldError(n, f, "sourcesdir: folder '" + dir + "' does not exist");
   s->sourcesdir = AbsPath(dir);
   return Status::OK();
 }
@@ -756,7 +513,7 @@ Status ParseSourcesDir(const YAML::Node& n, const std::string& f, TestSpec* s) {
 Status ParseMaxRetries(const YAML::Node& n, const std::string& f, TestSpec* s) {
   auto r = YamlInt(n, f, "max_retries");
   if (!r.ok()) return r.status();
-  if (*r < 0) return Err(n, f, "max_retries: expected an integer >= 0");
+  if (*r < 0) return FieldError(n, f, "max_retries: expected an integer >= 0");
   s->max_retries = static_cast<int>(*r);
   return Status::OK();
 }
@@ -789,11 +546,11 @@ Status ParseDependsOn(const YAML::Node& n, const std::string& f, TestSpec* s) {
     if (item.IsMap()) {
       for (const auto& kv : item)
         if (kv.first.Scalar() != "test" && kv.first.Scalar() != "variants")
-          return Err(kv.first, f, "depends_on: unknown key '" + kv.first.Scalar() + "'; expected {test: NAME, variants: all}");
+          return FieldError(kv.first, f, "depends_on: unknown key '" + kv.first.Scalar() + "'; expected {test: NAME, variants: all}");
       auto t = YamlString(item["test"], f, "depends_on: test");
       if (!t.ok()) return t.status();
       if (!item["variants"] || !item["variants"].IsScalar() || item["variants"].Scalar() != "all")
-        return Err(item, f, "depends_on: expected {test: NAME, variants: all}");
+        return FieldError(item, f, "depends_on: expected {test: NAME, variants: all}");
       d.test = *t;
       d.all = true;
     } else if (item.IsScalar()) {
@@ -801,9 +558,9 @@ Status ParseDependsOn(const YAML::Node& n, const std::string& f, TestSpec* s) {
       d.test = text.substr(0, text.find(' '));
       if (text.find('%') != std::string::npos) d.variant = text;
     } else {
-      return Err(item, f, "depends_on: expected a test name, 'NAME %param=value' or {test: NAME, variants: all}");
+      return FieldError(item, f, "depends_on: expected a test name, 'NAME %param=value' or {test: NAME, variants: all}");
     }
-    if (d.test.empty()) return Err(item, f, "depends_on: an empty test name");
+    if (d.test.empty()) return FieldError(item, f, "depends_on: an empty test name");
     s->depends_on.push_back(d.test);
     s->dependencies.push_back(std::move(d));
   }
@@ -813,15 +570,15 @@ Status ParseDependsOn(const YAML::Node& n, const std::string& f, TestSpec* s) {
 // `skip_if: {expr: EXPR, reason: TEXT}` (ReFrame's skip_if()).
 Status ParseSkipIf(const YAML::Node& n, const std::string& f, TestSpec* s) {
   if (!n.IsMap() || !n["expr"])
-    return Err(n, f, "skip_if: expected {expr: EXPR, reason: TEXT}, e.g. {expr: 'num_gpus_per_node == 0', reason: "
+    return FieldError(n, f, "skip_if: expected {expr: EXPR, reason: TEXT}, e.g. {expr: 'num_gpus_per_node == 0', reason: "
                      "'needs GPUs'}");
   for (const auto& kv : n)
     if (kv.first.Scalar() != "expr" && kv.first.Scalar() != "reason")
-      return Err(kv.first, f, "skip_if: unknown key '" + kv.first.Scalar() + "'; expected expr and reason");
+      return FieldError(kv.first, f, "skip_if: unknown key '" + kv.first.Scalar() + "'; expected expr and reason");
   auto e = YamlString(n["expr"], f, "skip_if: expr");
   if (!e.ok()) return e.status();
   auto parsed = Expr::Parse(*e);
-  if (!parsed.ok()) return Err(n["expr"], f, "skip_if: expr: " + parsed.status().message());
+  if (!parsed.ok()) return FieldError(n["expr"], f, "skip_if: expr: " + parsed.status().message());
   s->skip_expr = *e;
   s->skip_reason = "skip_if: " + *e;
   if (n["reason"]) {
@@ -834,7 +591,7 @@ Status ParseSkipIf(const YAML::Node& n, const std::string& f, TestSpec* s) {
 
 // `k8s`: a mapping kept as JSON; the Kubernetes backend checks its keys.
 Status ParseK8s(const YAML::Node& n, const std::string& f, TestSpec* s) {
-  if (!n.IsMap()) return Err(n, f, "k8s: expected a mapping of Kubernetes settings, got " + YamlTypeName(n));
+  if (!n.IsMap()) return FieldError(n, f, "k8s: expected a mapping of Kubernetes settings, got " + YamlTypeName(n));
   s->k8s = YamlToJson(n);
   return Status::OK();
 }
@@ -911,10 +668,10 @@ const std::vector<std::string>& TestKeys() {
 Status CheckTestKeys(const YAML::Node& test, const std::string& file) {
   const auto& h = Handlers();
   for (const auto& kv : test) {
-    if (!kv.first.IsScalar()) return Err(kv.first, file, "test keys must be plain names");
+    if (!kv.first.IsScalar()) return FieldError(kv.first, file, "test keys must be plain names");
     const std::string& key = kv.first.Scalar();
     if (h.count(key) == 0)
-      return Err(kv.first, file, "unknown key '" + key + "' in test" + DidYouMean(key, TestKeys()));
+      return FieldError(kv.first, file, "unknown key '" + key + "' in test" + DidYouMean(key, TestKeys()));
   }
   return Status::OK();
 }

@@ -39,6 +39,13 @@ Status FinishTestSpec(TestSpec* spec, bool check_required);
 // reference names a performance variable of the test.
 Status CheckTestChecks(const TestSpec& spec);
 
+// An error at a node of a test file: "file:line:column: msg".
+Status FieldError(const YAML::Node& n, const std::string& file, const std::string& msg);
+// Reads a string that must be one of `choices` into *out; the error says
+// which are allowed, with a did-you-mean.
+Status CheckChoice(const YAML::Node& n, const std::string& file, const std::string& what,
+                   const std::vector<std::string>& choices, std::string* out);
+
 // The value of a variable given as text (a default, or -S NAME=VALUE),
 // converted by its type; the error says what was expected.
 Result<Value> ConvertVariable(const VariableSpec& var, const std::string& text);

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -20,7 +21,42 @@ std::string HttpResponse::Describe() const {
   return "HTTP " + std::to_string(status);
 }
 
-bool IsRetryable(const HttpResponse& r) { return r.status == 0 || r.status == 429 || r.status >= 500; }
+bool IsRetryableStatus(int status) { return status == 0 || status == 429 || status >= 500; }
+bool IsRetryable(const HttpResponse& r) { return IsRetryableStatus(r.status); }
+
+const char* HttpReasonPhrase(int code) {
+  switch (code) {
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 422: return "Unprocessable Entity";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    default: return "";
+  }
+}
+
+std::string UrlEncode(const std::string& s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
 
 namespace {
 

@@ -84,8 +84,14 @@ struct RetryPolicy {
   double max_total_s = 30;       // no retry starts once this much time has passed
 };
 
-// True for what is worth trying again: no response, 429, 5xx.
+// True for what is worth trying again: no response (status 0), 429, 5xx.
+bool IsRetryableStatus(int status);
 bool IsRetryable(const HttpResponse& r);
+// The reason phrase of a status code ("Not Found"); "" for codes not
+// listed (RFC 9110, section 15).
+const char* HttpReasonPhrase(int status);
+// `s` percent-encoded for a URL's query (RFC 3986 unreserved kept).
+std::string UrlEncode(const std::string& s);
 
 struct Delivery {
   HttpResponse last;  // the final answer

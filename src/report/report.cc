@@ -76,15 +76,6 @@ void Number(std::string* out, double v) {
   out->append(buf, r.ptr);
 }
 
-void Pair(std::string* out, double a, double b) {
-  if (out->size() > 1) *out += ',';
-  *out += '[';
-  Number(out, a);
-  *out += ',';
-  Number(out, b);
-  *out += ']';
-}
-
 // [run, value, time, ok]: a point of a history chart.
 void Quad(std::string* out, int run, double value, double time, bool ok) {
   if (out->size() > 1) *out += ',';

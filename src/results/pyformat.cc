@@ -112,7 +112,7 @@ std::string PyStrftime(double t, const std::string& datefmt) {
   time_t secs = static_cast<time_t>(whole);
   struct tm tm {};
   localtime_r(&secs, &tm);
-  char tz[16] = "", us[16];
+  char tz[16] = "", us[24];
   strftime(tz, sizeof tz, "%z", &tm);
   std::string z = tz;
   if (z.size() == 5) z = z.substr(0, 3) + ":" + z.substr(3);

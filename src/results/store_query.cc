@@ -11,6 +11,7 @@
 
 #include "check/regex.h"
 #include "results/store_internal.h"
+#include "util/log.h"
 #include "util/json_field.h"
 #include "util/strings.h"
 
@@ -246,7 +247,10 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
   if (Status st = Exec("BEGIN"); !st.ok()) return st;
   struct EndRead {
     Store* s;
-    ~EndRead() { s->Exec("COMMIT"); }
+    // A read transaction has nothing to lose: a failed COMMIT only ends it.
+    ~EndRead() {
+      if (Status st = s->Exec("COMMIT"); !st.ok()) LogRecord(kLogVerbose, "store: ending a read: " + st.message());
+    }
   } end_read{this};
   const std::string from = " FROM cases c JOIN sessions s ON s.id = c.session_row WHERE " + w.Sql();
   auto cases = SqliteStmt::Prepare(

@@ -9,7 +9,10 @@
 // policy) or one case at a time (serial), and at most max_local_jobs local
 // processes (builds and local runs). SIGINT/SIGTERM cancel every running
 // job; what is known so far is returned and `interrupted` is set.
-// Owned and used by one thread.
+// Case-to-job translation lives in run/case_job.h, the scheduler
+// instances in run/scheduler_pool.h. The clock and what the loop waits on
+// are seams (ExecSeams): in-process tests drive the loop with a FakeClock
+// and fake schedulers (executor_test.cc). Owned and used by one thread.
 #pragma once
 
 #include <functional>
@@ -19,12 +22,13 @@
 #include <vector>
 
 #include "results/case_result.h"
+#include "run/case_job.h"
 #include "run/console.h"
-#include "run/module_system.h"
-#include "run/script.h"
+#include "run/scheduler_pool.h"
 #include "run/session.h"
 #include "sched/scheduler.h"
 #include "sched/scheduler_factory.h"
+#include "util/clock.h"
 #include "util/signals.h"
 
 namespace hb {
@@ -45,9 +49,17 @@ struct ExecOptions {
   SchedulerFlags sched;
 };
 
+// The loop's time and events. Null members are the real ones: the
+// process's clock, and an EventWaiter (signals, children) made by Run().
+// The clock is also the schedulers' (SchedulerFlags::clock).
+struct ExecSeams {
+  Clock* clock = nullptr;
+  EventSource* events = nullptr;
+};
+
 class Executor {
  public:
-  Executor(const Session& session, const ExecOptions& opts, Console* console);
+  Executor(const Session& session, const ExecOptions& opts, Console* console, ExecSeams seams = {});
   ~Executor();
 
   // Makes the scheduler of every partition the cases use and checks that it
@@ -64,9 +76,9 @@ class Executor {
   std::function<void(const CaseResult&)> on_case_end;
   int interrupt_signal() const { return interrupted_; }
 
-  // Exposed for tests: the stage and output folders of a case, made with
-  // SafePath (util/fs.h) from the session id and the case's names, so
-  // that no name can lead outside the roots.
+  // The stage and output folders of a case, made with SafePath
+  // (util/fs.h) from the session id and the case's names, so that no name
+  // can lead outside the roots.
   Result<std::string> StageDir(const TestCase& c, int repetition) const;
   Result<std::string> OutputDir(const TestCase& c, int repetition) const;
   std::string StageRoot() const;
@@ -84,7 +96,7 @@ class Executor {
   Status Setup(Task* t);
   Status SubmitBuild(Task* t);
   Status SubmitRun(Task* t);
-  Status AddContainer(const Task& t, const std::string& image, ScriptParts* p) const;
+  CaseJobInput JobInput(const Task& t) const;
   void OnJobDone(Task* t);
   void CheckRun(Task* t);
   void Finish(Task* t, const std::string& result, const std::string& stage, const std::string& reason);
@@ -95,20 +107,17 @@ class Executor {
   std::string CutOversizedOutput(Task* t);
   void Cleanup(Task* t);
   void ReleaseDependencies(const Task& t);
+  // Removes a passed case's stage folder; a failure is a note, not an error.
+  void RemoveStage(const std::string& dir);
   void PollAll();
   double NextTimeout() const;
   void Interrupt(int signo);
   void CancelPending(const std::string& why);
-  // The scheduler instance a job of this partition (and test block) uses;
-  // made on first use. Null with *err set when it cannot be made.
-  Scheduler* SchedulerFor(const Partition& part, const nlohmann::json& backend_spec, std::string* err);
   // The partition's backend (known: Prepare checked it).
   const SchedulerTraits& TraitsOf(const Partition& part) const;
-  Result<std::vector<std::string>> ResourceOptions(const Task& t) const;
-  // The module and env_vars lines of system, partition, environment,
-  // `extra` (a container platform's) and test, in that order.
-  Result<std::vector<std::string>> EnvironLines(const Task& t, const EnvLevel* extra = nullptr) const;
   void PrintNotices();
+  // Writes a job's script, keeping the error.
+  Status WriteScript(const JobPlan& plan);
   Status BindRun(Task* t);
   static void FillIdentity(const Task& t, CaseResult* r);
 
@@ -117,14 +126,15 @@ class Executor {
   Console* console_;
   std::vector<std::unique_ptr<Task>> tasks_;
   std::vector<Task*> in_flight_;
-  std::map<std::string, std::unique_ptr<Scheduler>> schedulers_;  // by instance key
-  std::map<std::string, std::string> checked_for_;  // instance key -> the first partition it serves
+  Clock* clock_;
+  EventSource* events_;  // the seam's, else Run()'s EventWaiter while it runs
+  EventSource* given_events_;
+  SchedulerPool pool_;
   std::map<std::string, int> partition_load_;  // "sys:part" -> cases in flight
   int local_load_ = 0;
   int failures_ = 0;
   size_t done_ = 0;
   int interrupted_ = 0;
-  EventWaiter* waiter_ = nullptr;  // Run()'s, while it runs
   bool aborted_ = false;  // --maxfail reached
   bool prepared_ = false;
   double interrupted_at_ = 0;  // monotonic

@@ -13,9 +13,11 @@
 #include "launch/launcher.h"
 #include "results/store.h"
 #include "run/module_system.h"
+#include "run/scheduler_pool.h"
 #include "sched/scheduler_factory.h"
 #include "util/clock.h"
 #include "util/fs.h"
+#include "util/log.h"
 #include "util/signals.h"
 #include "util/strings.h"
 
@@ -59,40 +61,18 @@ struct Pending {
   bool cancelled = false;  // for running past its time limit
 };
 
-// The schedulers of the detection jobs, one per instance key (as the
-// executor shares them), each checked once.
-class Schedulers {
- public:
-  explicit Schedulers(double kill_grace_s) { flags_.kill_grace_s = kill_grace_s; }
-  Result<Scheduler*> For(const Partition& part) {
-    auto key = SchedulerInstanceKey(part.scheduler, part.sched_options, nlohmann::json::object(), flags_);
-    if (!key.ok()) return key.status();
-    auto it = made_.find(*key);
-    if (it != made_.end()) return it->second.get();
-    auto made = MakeScheduler(part.scheduler, part.sched_options, flags_);
-    if (!made.ok()) return made.status();
-    Status st = (*made)->Check();
-    if (!st.ok()) return st;
-    Scheduler* raw = made->get();
-    made_[*key] = std::move(made.value());
-    return raw;
-  }
-  double NextPollDelay() const {
-    double t = std::numeric_limits<double>::infinity();
-    for (const auto& [name, s] : made_) t = std::min(t, s->NextPollDelay());
-    return t;
-  }
-  void Shutdown() {
-    for (auto& [name, s] : made_) s->Shutdown();
-  }
-
- private:
-  SchedulerFlags flags_;
-  std::map<std::string, std::unique_ptr<Scheduler>> made_;
-};
+// The detection jobs' schedulers: run/scheduler_pool.h, as the executor's,
+// each checked before its first job.
+Result<Scheduler*> SchedulerOf(const DetectTarget& t, SchedulerPool* pool) {
+  auto sched = pool->For(*t.partition, nlohmann::json::object());
+  if (!sched.ok()) return sched.status();
+  Status st = pool->Check(*sched);
+  if (!st.ok()) return st;
+  return sched;
+}
 
 // Writes the script and submits the job of one target.
-Status Submit(const DetectTarget& t, const DetectJobOptions& o, Schedulers* schedulers, Pending* p) {
+Status Submit(const DetectTarget& t, const DetectJobOptions& o, SchedulerPool* schedulers, Pending* p) {
   const Partition& part = *t.partition;
   auto backend = FindSchedulerBackend(part.scheduler);
   if (!backend.ok()) return backend.status();
@@ -100,7 +80,7 @@ Status Submit(const DetectTarget& t, const DetectJobOptions& o, Schedulers* sche
     return Status::Error("scheduler '" + part.scheduler +
                          "' runs jobs where hetbench is not installed (a Kubernetes pod's image has no hetbench), so "
                          "the partition cannot be detected; write `processor` and `devices` in the configuration");
-  auto sched = schedulers->For(part);
+  auto sched = SchedulerOf(t, schedulers);
   if (!sched.ok()) return sched.status();
   auto launcher = MakeLauncher(part.launcher, part.launcher_options, *backend);
   if (!launcher.ok()) return launcher.status();
@@ -150,7 +130,8 @@ Result<Topology> Collect(const Pending& p) {
     return Status::Error(head + " ended " + s.str() + stderr_part + kept);
   auto t = ReadTopologyFile(JoinPath(p.dir, kOutputFile));
   if (!t.ok()) return Status::Error(head + " completed but left no topology: " + t.status().str() + stderr_part + kept);
-  (void)RemoveTreeWithin(p.dir, p.root);
+  if (Status st = RemoveTreeWithin(p.dir, p.root); !st.ok())
+    LogRecord(kLogVerbose, "could not remove the detection job's folder " + p.dir + ": " + st.message());
   return t;
 }
 
@@ -189,7 +170,9 @@ DetectOutcome DetectPartitions(const SiteConfig& config, const std::vector<Detec
   DetectOutcome out;
   out.results.assign(targets.size(), Result<Topology>(Status::Error("not detected")));
   EventWaiter waiter;
-  Schedulers schedulers(cli.kill_grace_s);
+  SchedulerFlags flags;
+  flags.kill_grace_s = cli.kill_grace_s;
+  SchedulerPool schedulers(flags);
   std::vector<Pending> in_flight;
   // 1. Submit one job per partition.
   for (size_t i = 0; i < targets.size(); ++i) {
@@ -217,9 +200,9 @@ DetectOutcome DetectPartitions(const SiteConfig& config, const std::vector<Detec
       for (auto& p : in_flight) p.sched->Cancel(&p.job);
       break;
     }
-    std::map<Scheduler*, std::vector<Job*>> by_sched;
-    for (auto& p : in_flight) by_sched[p.sched].push_back(&p.job);
-    for (auto& [s, jobs] : by_sched) s->Poll(jobs);
+    std::vector<std::pair<Scheduler*, Job*>> jobs;
+    for (auto& p : in_flight) jobs.emplace_back(p.sched, &p.job);
+    schedulers.Poll(jobs);
     now = MonotonicNow();
     std::vector<Pending> still;
     for (auto& p : in_flight) {

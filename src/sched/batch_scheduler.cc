@@ -6,6 +6,7 @@
 
 #include "util/ecma_regex.h"
 #include "util/json_field.h"
+#include "util/log.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -292,10 +293,15 @@ void BatchScheduler::CheckPending(Job* job, Tracked* t, double now) {
   });
   bool too_long = job->max_pending_time_s > 0 && t->pending_since > 0 && now - t->pending_since > job->max_pending_time_s;
   if (!hopeless && !too_long) return;
-  (void)runner_->Run(CancelCommand({job->id}), opts_.query_timeout);
-  std::string why = hopeless ? "the scheduler cannot run it (pending reason: " + reason + "); cancelled"
+  std::vector<std::string> cmd = CancelCommand({job->id});
+  CommandResult cancel = runner_->Run(cmd, opts_.query_timeout);
+  std::string cancelled = cancel.exit_code == 0
+                              ? "cancelled"
+                              : "cancelling it failed (" + cancel.Problem(cmd[0]) + "): it may still be queued";
+  std::string why = hopeless ? "the scheduler cannot run it (pending reason: " + reason + "); " + cancelled
                              : "pending for more than " + FormatNumber(job->max_pending_time_s) +
-                                   " s (max_pending_time; last pending reason: " + t->pending_reason + "); cancelled";
+                                   " s (max_pending_time; last pending reason: " + t->pending_reason + "); " +
+                                   cancelled;
   SetTerminal(job, JobState::Kind::kFailed, why);
 }
 
@@ -371,7 +377,11 @@ void BatchScheduler::Shutdown() {
     if (!t.cancel_requested) ids.push_back(id);
   for (size_t i = 0; i < ids.size(); i += 200) {
     std::vector<std::string> chunk(ids.begin() + i, ids.begin() + std::min(ids.size(), i + 200));
-    (void)runner_->Run(CancelCommand(chunk), opts_.query_timeout);
+    std::vector<std::string> cmd = CancelCommand(chunk);
+    CommandResult r = runner_->Run(cmd, opts_.query_timeout);
+    if (r.exit_code != 0)
+      LogRecord(kLogWarning, "could not cancel job(s) " + Join(chunk, " ") + " on the way out: " + r.Problem(cmd[0]) +
+                                 "; cancel them by hand");
   }
   for (auto& [id, t] : tracked_) t.cancel_requested = true;
 }

@@ -65,7 +65,7 @@ class SystemCommandRunner : public CommandRunner {
     if (char* d = mkdtemp(tmpl)) dir_ = d;
   }
   ~SystemCommandRunner() override {
-    if (!dir_.empty()) (void)RemoveTree(dir_);
+    if (!dir_.empty()) RemoveScratch(dir_);
   }
 
   CommandResult Run(const std::vector<std::string>& argv, double timeout_s, const std::string& cwd,

@@ -52,10 +52,12 @@ SchedulerBackend Batch(const std::string& name, std::vector<std::string> aliases
   b.instance_key = BatchKey;
   b.check_options = [](const JsonField& so) { return ReadBatchOptions(so).status(); };
   b.make = [name](const nlohmann::json& so, const nlohmann::json&,
-                  const SchedulerFlags&) -> Result<std::unique_ptr<Scheduler>> {
+                  const SchedulerFlags& f) -> Result<std::unique_ptr<Scheduler>> {
     auto opts = ParseBatchOptions(so);
     if (!opts.ok()) return opts.status();
-    return std::unique_ptr<Scheduler>(std::make_unique<Backend>(name, MakeSystemCommandRunner(), std::move(opts.value())));
+    auto sched = std::make_unique<Backend>(name, MakeSystemCommandRunner(), std::move(opts.value()));
+    sched->set_clock(f.clock);
+    return std::unique_ptr<Scheduler>(std::move(sched));
   };
   return b;
 }
@@ -77,13 +79,14 @@ SchedulerBackend Sge() {
     return st.ok() ? ReadBatchOptions(so, {"pe"}).status() : st;
   };
   b.make = [](const nlohmann::json& so, const nlohmann::json&,
-              const SchedulerFlags&) -> Result<std::unique_ptr<Scheduler>> {
+              const SchedulerFlags& f) -> Result<std::unique_ptr<Scheduler>> {
     auto opts = ParseBatchOptions(so, {"pe"});
     if (!opts.ok()) return opts.status();
     auto pe = ParseSgeParallelEnv(so);
     if (!pe.ok()) return pe.status();
-    return std::unique_ptr<Scheduler>(
-        std::make_unique<SgeScheduler>(MakeSystemCommandRunner(), std::move(opts.value()), *pe));
+    auto sched = std::make_unique<SgeScheduler>(MakeSystemCommandRunner(), std::move(opts.value()), *pe);
+    sched->set_clock(f.clock);
+    return std::unique_ptr<Scheduler>(std::move(sched));
   };
   return b;
 }

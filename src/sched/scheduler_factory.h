@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sched/scheduler.h"
+#include "util/clock.h"
 #include "util/json_field.h"
 #include "util/status.h"
 
@@ -32,6 +33,10 @@ struct SchedulerFlags {
   bool dry_run = false;            // --dry-run: nothing is ever sent
   bool keep_failed_jobs = false;   // --keep-failed-jobs (Kubernetes)
   std::string kubeconfig;          // --kubeconfig (Kubernetes)
+  // The clock the batch and Kubernetes backends read and wait with (the
+  // executor's; a FakeClock in its in-process tests). The local backend
+  // follows real processes and always uses the real clock.
+  Clock* clock = &Clock::Real();
 };
 
 // One backend.

@@ -239,7 +239,9 @@ TEST(SlurmScheduler, QueriesNameOnlyItsOwnJobsInChunks) {
       size_t ids = std::count(call.begin(), call.end(), ',') + 1;
       EXPECT_LE(ids, 500u) << call.substr(0, 80);
     }
-    if (call.rfind("scontrol", 0) == 0) EXPECT_EQ(call, "scontrol -o show job 10007");
+    if (call.rfind("scontrol", 0) == 0) {
+      EXPECT_EQ(call, "scontrol -o show job 10007");
+    }
   }
   EXPECT_EQ(jobs[7].state.kind, Kind::kCompleted);  // FAILED with an exit code: completed, exit 3
   EXPECT_EQ(jobs[7].state.exit_code, 3);

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/log.h"
+
 namespace fs = std::filesystem;
 
 namespace hb {
@@ -55,6 +57,11 @@ Status RemoveTree(const std::string& path) {
   fs::remove_all(path, ec);
   if (ec) return Status::Error("cannot remove '" + path + "': " + ec.message());
   return Status::OK();
+}
+
+void RemoveScratch(const std::string& path) {
+  Status st = RemoveTree(path);
+  if (!st.ok()) LogRecord(kLogWarning, st.message() + " (a scratch folder of hetbench's; remove it by hand)");
 }
 
 Status CopyTree(const std::string& from, const std::string& to) {

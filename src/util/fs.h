@@ -16,6 +16,10 @@ Status WriteFile(const std::string& path, const std::string& content);
 Status WriteFileAtomic(const std::string& path, const std::string& content);
 Status MakeDirs(const std::string& path);
 Status RemoveTree(const std::string& path);
+// RemoveTree for hetbench's own scratch folders (a command's capture
+// files), where nothing can be done about a failure but say it: it goes to
+// the main log as a warning (util/log.h).
+void RemoveScratch(const std::string& path);
 // Copies the contents of folder `from` into folder `to` (created if needed).
 // Refused when `to` is within `from` (it would copy its own copy).
 Status CopyTree(const std::string& from, const std::string& to);

@@ -88,6 +88,23 @@ std::string JsonStringOrDump(const J& v) {
   return s ? *s : v.dump();
 }
 
+// A member of an object; null when `j` is not an object or lacks `key`.
+// For reading answers (a Kubernetes object); a configuration is read with
+// JsonField, whose errors name the place.
+template <class J>
+const J& JsonMember(const J& j, const char* key) {
+  static const J kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+// A string member of an object; "" when absent or not a string.
+template <class J>
+std::string JsonMemberString(const J& j, const char* key) {
+  const std::string* s = JsonStringPtr(JsonMember(j, key));
+  return s ? *s : "";
+}
+
 class JsonField {
  public:
   // The whole of `v`, called `label` in messages ("sched_options").

@@ -37,7 +37,7 @@ struct Grammar {
 std::optional<double> Parse(std::string_view s, Grammar g) {
   std::tm tm{};
   size_t i = 0;
-  int year, mon, day;
+  int year = 0, mon = 0, day = 0;
   if (!Digits(s, &i, 4, &year) || !Take(s, &i, '-') || !Digits(s, &i, 2, &mon) || !Take(s, &i, '-') ||
       !Digits(s, &i, 2, &day))
     return std::nullopt;

@@ -1,7 +1,9 @@
-// Errors are values at module boundaries (see STYLE.md).
+// Errors are values at module boundaries: a function that can fail
+// returns a Status or a Result<T>, never throws across a module.
 //
 // Status is either OK or an error message. Result<T> is either a T or an
-// error Status. An error that comes from a user's file carries a SourceMark
+// error Status. Both are [[nodiscard]]: an error is handled (returned,
+// reported, or turned into a note) or the compiler says so. An error that comes from a user's file carries a SourceMark
 // so the message can name file:line:column. Both are cheap to copy on
 // success and are not thread-safe to mutate concurrently (plain values).
 #pragma once
@@ -24,7 +26,7 @@ struct SourceMark {
   std::string str() const;
 };
 
-class Status {
+class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
   static Status OK() { return Status(); }
@@ -53,7 +55,7 @@ class Status {
 };
 
 template <typename T>
-class Result {
+class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}            // NOLINT: implicit by design
   Result(Status err) : v_(std::move(err)) {}           // NOLINT: must be an error

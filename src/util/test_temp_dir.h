@@ -1,10 +1,12 @@
 // TempDir: a fresh folder from mkdtemp (under $TMPDIR, else /tmp) for one
-// unit test, removed with everything in it when the TempDir goes. For tests
+// unit test, removed with everything in it when the TempDir goes, unless
+// HETBENCH_KEEP_TEST_DIRS=1 keeps it for a look after a failure. For tests
 // only (a header, so no library links it). Not thread-safe; one per test.
 #pragma once
 
 #include <stdlib.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -20,7 +22,10 @@ class TempDir {
     if (::mkdtemp(tmpl.data())) path_ = tmpl;
   }
   ~TempDir() {
-    if (!path_.empty()) (void)RemoveTree(path_);
+    const char* keep = std::getenv("HETBENCH_KEEP_TEST_DIRS");
+    if (path_.empty() || (keep && std::string(keep) == "1")) return;
+    Status st = RemoveTree(path_);
+    if (!st.ok()) std::fprintf(stderr, "TempDir: %s\n", st.message().c_str());
   }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
@@ -31,8 +36,9 @@ class TempDir {
   // and returns its path.
   std::string Write(const std::string& name, const std::string& content) const {
     std::string p = JoinPath(path_, name);
-    (void)MakeDirs(DirName(p));
-    (void)WriteFile(p, content);
+    Status st = MakeDirs(DirName(p));
+    if (st.ok()) st = WriteFile(p, content);
+    if (!st.ok()) std::fprintf(stderr, "TempDir: %s\n", st.message().c_str());
     return p;
   }
 

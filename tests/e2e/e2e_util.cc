@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cerrno>
+#include <cstring>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,10 +20,43 @@
 
 namespace e2e {
 
+namespace {
+
+// The folders TempDir made; removed when the test program exits, unless
+// HETBENCH_KEEP_TEST_DIRS=1 keeps them for a look after a failure.
+struct MadeDirs {
+  std::vector<std::string> paths;
+  pid_t owner = getpid();  // a forked child that exits must not remove them
+  ~MadeDirs() {
+    if (getpid() != owner) return;
+    const char* keep = std::getenv("HETBENCH_KEEP_TEST_DIRS");
+    if (keep && std::string(keep) == "1") {
+      for (const auto& p : paths) std::fprintf(stderr, "e2e: kept %s (HETBENCH_KEEP_TEST_DIRS=1)\n", p.c_str());
+      return;
+    }
+    for (const auto& p : paths) {
+      std::error_code ec;
+      std::filesystem::remove_all(p, ec);
+      if (ec) std::fprintf(stderr, "e2e: could not remove %s: %s\n", p.c_str(), ec.message().c_str());
+    }
+  }
+};
+MadeDirs& Made() {
+  static MadeDirs made;
+  return made;
+}
+
+}  // namespace
+
 std::string TempDir() {
-  char tmpl[] = "/tmp/hb_e2e_XXXXXX";
-  char* d = mkdtemp(tmpl);
-  return d ? d : "/tmp";
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/hb_e2e_XXXXXX";
+  if (!mkdtemp(tmpl.data())) {
+    std::fprintf(stderr, "e2e: mkdtemp %s: %s\n", tmpl.c_str(), std::strerror(errno));
+    std::abort();
+  }
+  Made().paths.push_back(tmpl);
+  return tmpl;
 }
 
 void Write(const std::string& path, const std::string& content) {

@@ -133,7 +133,9 @@ TEST(LaunchersE2E, MpiexecRunsWithOpenMpi) {
   EXPECT_EQ(r.out.exit_code, 0) << r.out.out << r.out.err << r.stdout_text;
   EXPECT_NE(r.script.find("\nmpiexec -n 2 sh -c "), std::string::npos) << r.script;
   EXPECT_EQ(r.script.find("--allow-run-as-root"), std::string::npos) << r.script;
-  if (::geteuid() == 0) EXPECT_NE(r.script.find("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"), std::string::npos) << r.script;
+  if (::geteuid() == 0) {
+    EXPECT_NE(r.script.find("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"), std::string::npos) << r.script;
+  }
 }
 
 }  // namespace

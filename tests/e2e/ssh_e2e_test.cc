@@ -159,7 +159,9 @@ class SshE2E : public ::testing::Test {
 // ReFrame's ssh scheduler: the stage folder goes to the host, the job runs
 // there, and what it wrote comes back; the remote copy is removed.
 TEST_F(SshE2E, RunsOnTheHostAndBringsTheStageFolderBack) {
-  if (::geteuid() == 0) EXPECT_TRUE(server_->namespaced()) << "as root the host must not share the stage folder";
+  if (::geteuid() == 0) {
+    EXPECT_TRUE(server_->namespaced()) << "as root the host must not share the stage folder";
+  }
   auto r = RunIn(dir_, Site(Partition()), kTest);
   ASSERT_EQ(r.out.exit_code, 0) << r.out.out << r.out.err;
   ASSERT_FALSE(r.stage.empty());

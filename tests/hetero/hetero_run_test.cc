@@ -224,11 +224,16 @@ TEST(HeteroSite, SlurmAndTwoKubernetesContextsInOneRun) {
   auto any = [](const std::vector<std::string>& rs, const std::string& what) {
     return std::any_of(rs.begin(), rs.end(), [&](const std::string& r) { return r.find(what) != std::string::npos; });
   };
-  for (const auto& r : e)
-    if (r.find("/namespaces/") != std::string::npos) EXPECT_NE(r.find("/namespaces/eidf095ns/"), std::string::npos) << r;
-  for (const auto& r : g)
-    if (r.find("/namespaces/") != std::string::npos)
+  for (const auto& r : e) {
+    if (r.find("/namespaces/") != std::string::npos) {
+      EXPECT_NE(r.find("/namespaces/eidf095ns/"), std::string::npos) << r;
+    }
+  }
+  for (const auto& r : g) {
+    if (r.find("/namespaces/") != std::string::npos) {
       EXPECT_NE(r.find("/namespaces/graphcore-users/"), std::string::npos) << r;
+    }
+  }
   EXPECT_TRUE(any(e, "POST /apis/batch/v1/namespaces/eidf095ns/jobs"));
   EXPECT_TRUE(any(e, "POST /api/v1/namespaces/eidf095ns/pods"));
   EXPECT_TRUE(any(g, "POST /apis/graphcore.ai/v1alpha1/namespaces/graphcore-users/ipujobs"));

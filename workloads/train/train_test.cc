@@ -244,7 +244,9 @@ TEST(Program, TinyRunsOfAllThreeModelsPassTheMllogSelfCheck) {
     EXPECT_TRUE(keys["seed"]["value"].is_number_integer()) << keys["seed"].dump();
     EXPECT_EQ(keys["cache_clear"]["value"], true);
     EXPECT_EQ(keys.count(model == "cosmoflow" ? "eval_accuracy" : "eval_error"), 0u) << model;
-    if (model == "resnet50") EXPECT_EQ(keys["opt_name"]["value"], "lars");
+    if (model == "resnet50") {
+      EXPECT_EQ(keys["opt_name"]["value"], "lars");
+    }
     EXPECT_EQ(Value(o.text, "eval_samples"), 8) << o.text;
     std::filesystem::remove_all(dir);
   }

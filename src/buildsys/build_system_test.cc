@@ -1,9 +1,11 @@
-#include "build/build_system.h"
+#include "buildsys/build_system.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include <gtest/gtest.h>
+
+#include "util/test_temp_dir.h"
 
 #include "util/fs.h"
 
@@ -272,8 +274,9 @@ TEST(BuildFailureReason, QuotesTheToolsError) {
 // Compiles and runs a real program with the commands, through /bin/sh.
 TEST(SingleSource, BuildsARealProgram) {
   ASSERT_EQ(std::system("command -v cc >/dev/null 2>&1"), 0) << "cc is needed (scripts/deps installs build-essential)";
-  std::string dir = "/tmp/hb_build_test.XXXXXX";
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  TempDir tmp;
+  const std::string& dir = tmp.path();
+  ASSERT_FALSE(dir.empty());
   ASSERT_TRUE(WriteFile(JoinPath(dir, "hello.c"),
                         "#include <stdio.h>\n#include <math.h>\n"
                         "int main(void) { printf(\"%s %d %.0f\\n\", GREETING, ANSWER, sqrt(16.0)); return 0; }\n")
@@ -297,7 +300,6 @@ TEST(SingleSource, BuildsARealProgram) {
   size_t n = fread(buf, 1, sizeof buf - 1, p);
   EXPECT_EQ(::pclose(p), 0);
   EXPECT_EQ(std::string(buf, n), "hello world 42 4\n");
-  EXPECT_TRUE(RemoveTree(dir).ok());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "build/build_system.h"
+#include "buildsys/build_system.h"
 
 #include <algorithm>
 #include <cctype>
