@@ -6,6 +6,9 @@
 #include <limits>
 #include <numeric>
 
+#include <boost/math/distributions/normal.hpp>
+#include <boost/math/distributions/students_t.hpp>
+
 namespace hb {
 
 double QuantileSorted(const std::vector<double>& sorted, double p) {
@@ -80,54 +83,25 @@ double Apply(const Aggregate& a, std::vector<double> values) {
   }
 }
 
-double NormalSf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
-
 namespace {
 
-// Continued fraction of the incomplete beta function (Lentz's method).
-double BetaContinuedFraction(double a, double b, double x) {
-  const double kTiny = 1e-300, kEps = 1e-15;
-  double qab = a + b, qap = a + 1, qam = a - 1;
-  double c = 1, d = 1 - qab * x / qap;
-  if (std::fabs(d) < kTiny) d = kTiny;
-  d = 1 / d;
-  double h = d;
-  for (int m = 1; m <= 500; ++m) {
-    int m2 = 2 * m;
-    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1 + aa * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1 + aa / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1 + aa * d;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = 1 + aa / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1 / d;
-    double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1) < kEps) break;
-  }
-  return h;
-}
+// Boost.Math's distributions, answering NaN instead of throwing for
+// arguments outside their domain (a t statistic of NaN, df <= 0).
+using Policy = boost::math::policies::policy<boost::math::policies::domain_error<boost::math::policies::ignore_error>,
+                                             boost::math::policies::overflow_error<boost::math::policies::ignore_error>>;
+using Normal = boost::math::normal_distribution<double, Policy>;
+using StudentT = boost::math::students_t_distribution<double, Policy>;
 
 }  // namespace
 
-double RegularizedIncompleteBeta(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  double lbt = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
-  double bt = std::exp(lbt);
-  if (x < (a + 1) / (a + b + 2)) return bt * BetaContinuedFraction(a, b, x) / a;
-  return 1 - bt * BetaContinuedFraction(b, a, 1 - x) / b;
-}
+double NormalSf(double z) { return boost::math::cdf(boost::math::complement(Normal(), z)); }
+
+double NormalIsf(double p) { return boost::math::quantile(boost::math::complement(Normal(), p)); }
 
 double StudentTTwoSidedP(double t, double df) {
+  if (std::isnan(t) || !(df > 0)) return std::numeric_limits<double>::quiet_NaN();
   if (!std::isfinite(t)) return 0;
-  return RegularizedIncompleteBeta(df / 2, 0.5, df / (df + t * t));
+  return 2 * boost::math::cdf(boost::math::complement(StudentT(df), std::fabs(t)));
 }
 
 namespace {
@@ -252,13 +226,9 @@ ShiftEstimate HodgesLehmann(const std::vector<double>& a, const std::vector<doub
     e.confidence = 1 - 2 * cum / total;
   } else {
     e.method = "asymptotic";
-    // z of the two-sided interval, by bisection on NormalSf.
-    double lo = 0, hi = 10;
-    for (int i = 0; i < 100; ++i) {
-      double mid = (lo + hi) / 2;
-      (NormalSf(mid) > tail ? lo : hi) = mid;
-    }
-    k = static_cast<long>(std::floor(N / 2 - lo * std::sqrt(N * (n1 + n2 + 1) / 12.0)));
+    // z of the two-sided interval.
+    double z = NormalIsf(tail);
+    k = static_cast<long>(std::floor(N / 2 - z * std::sqrt(N * (n1 + n2 + 1) / 12.0)));
     e.confidence = confidence;
   }
   if (k < 1) {  // too few values for an interval at this confidence

@@ -88,9 +88,10 @@ struct ShiftEstimate {
 };
 ShiftEstimate HodgesLehmann(const std::vector<double>& a, const std::vector<double>& b, double confidence = 0.95);
 
-// Distribution functions used above, exposed for their tests.
+// Distribution functions used above (Boost.Math's), exposed for their
+// tests. NaN for arguments outside their domain.
 double NormalSf(double z);                        // P(Z > z)
-double StudentTTwoSidedP(double t, double df);    // P(|T| > |t|)
-double RegularizedIncompleteBeta(double a, double b, double x);
+double NormalIsf(double p);                       // z with P(Z > z) = p
+double StudentTTwoSidedP(double t, double df);    // P(|T| > |t|), T ~ Student's t with df degrees of freedom
 
 }  // namespace hb

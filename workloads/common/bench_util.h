@@ -15,9 +15,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 namespace hbw {
 
@@ -25,41 +28,33 @@ inline double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// `--name value` or `--name=value` flags, with defaults and a --help text.
-// Unknown flags and bad values are errors naming the flag.
+// `--name value` or `--name=value` flags, with defaults and a --help text,
+// parsed by CLI11 (the library hetbench's own command line uses). Unknown
+// flags and bad values are errors naming the flag (exit status 2).
 class Flags {
  public:
-  Flags(std::string program, std::string summary) : program_(std::move(program)), summary_(std::move(summary)) {}
+  Flags(std::string program, std::string summary)
+      : program_(std::move(program)), app_(std::make_unique<CLI::App>(summary, program_)) {
+    app_->get_formatter()->column_width(30);
+  }
 
   // Declares a flag; returns *this for chaining.
   Flags& Add(const std::string& name, const std::string& def, const std::string& help) {
-    values_[name] = def;
-    order_.push_back(name);
-    help_[name] = help;
+    auto& value = values_[name];
+    value = def;
+    app_->add_option("--" + name, value, help)->default_str(def.empty() ? "none" : def)->type_name("VALUE");
     return *this;
   }
   // Parses argv; on --help prints usage and exits 0; on an error prints it
   // and exits 2.
   void Parse(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i) {
-      std::string a = argv[i];
-      if (a == "--help" || a == "-h") {
-        Usage(stdout);
-        std::exit(0);
-      }
-      if (a.rfind("--", 0) != 0) Fail("unexpected argument '" + a + "'");
-      std::string name = a.substr(2), value;
-      size_t eq = name.find('=');
-      if (eq != std::string::npos) {
-        value = name.substr(eq + 1);
-        name = name.substr(0, eq);
-      } else if (i + 1 < argc) {
-        value = argv[++i];
-      } else {
-        Fail("flag --" + name + " needs a value");
-      }
-      if (!values_.count(name)) Fail("unknown flag --" + name + " (see --help)");
-      values_[name] = value;
+    try {
+      app_->parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+      std::fputs(app_->help().c_str(), stdout);
+      std::exit(0);
+    } catch (const CLI::ParseError& e) {
+      Fail(std::string(e.what()) + " (see --help)");
     }
   }
   std::string Str(const std::string& name) const { return values_.at(name); }
@@ -95,17 +90,11 @@ class Flags {
     std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), msg.c_str());
     std::exit(2);
   }
-  void Usage(FILE* f) const {
-    std::fprintf(f, "usage: %s [--flag value]...\n%s\n\nflags:\n", program_.c_str(), summary_.c_str());
-    for (const auto& n : order_)
-      std::fprintf(f, "  --%-22s %s (default: %s)\n", n.c_str(), help_.at(n).c_str(),
-                   values_.at(n).empty() ? "none" : values_.at(n).c_str());
-  }
 
  private:
-  std::string program_, summary_;
-  std::map<std::string, std::string> values_, help_;
-  std::vector<std::string> order_;
+  std::string program_;
+  std::unique_ptr<CLI::App> app_;               // movable: the programs return their Flags
+  std::map<std::string, std::string> values_;  // node-based: the options point into it, also after a move
 };
 
 // Prints one result line: `name: value unit`.
