@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "check/extract.h"
-#include "check/regex.h"
+#include "util/regex.h"
 #include "fuzz_target.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "check/regex.h"
+#include "util/regex.h"
 #include "util/strings.h"
 
 namespace hb {

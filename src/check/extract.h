@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "check/check_spec.h"
-#include "check/regex.h"
+#include "util/regex.h"
 #include "util/status.h"
 
 namespace hb {

@@ -1,6 +1,6 @@
 #include "check/performance.h"
 
-#include "check/regex.h"
+#include "util/regex.h"
 
 namespace hb {
 

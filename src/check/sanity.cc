@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "check/regex.h"
+#include "util/regex.h"
 #include "util/strings.h"
 
 namespace hb {

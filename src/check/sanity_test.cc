@@ -1,5 +1,5 @@
 #include "check/sanity.h"
-#include "check/regex.h"
+#include "util/regex.h"
 
 #include <gtest/gtest.h>
 

@@ -12,6 +12,7 @@
 #include "results/store.h"
 #include "run/executor.h"
 #include "run/session.h"
+#include "util/text_table.h"
 
 namespace hb {
 
@@ -102,8 +103,6 @@ int ReportCommand(const ReportCommandOptions& opts);
 // Shared by the commands that read the results store (results_cmd.cc).
 Result<StoreQuery> MakeStoreQuery(const ResultsCommandOptions& o);
 Result<std::unique_ptr<Store>> OpenResultsStore(const ResultsCommandOptions& o, bool create);
-// Aligned columns; the first row is the header; `right` marks numeric columns.
-std::string TextTable(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right = {});
 std::string LocalTime(double t);  // "2024-05-01 12:30:00", "-" when unknown
 
 }  // namespace hb

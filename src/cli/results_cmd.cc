@@ -71,24 +71,6 @@ std::string Duration(double start, double end) {
   return buf;
 }
 
-std::string TextTable(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
-  std::vector<size_t> width(rows[0].size(), 0);
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  std::string out;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    std::string line;
-    for (size_t i = 0; i < rows[r].size(); ++i) {
-      std::string pad(width[i] - rows[r][i].size(), ' ');
-      bool num = r > 0 && i < right.size() && right[i];
-      line += (num ? pad + rows[r][i] : rows[r][i] + pad) + (i + 1 < rows[r].size() ? "  " : "");
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
-
 namespace {
 
 std::string CaseName(const CaseResult& c) {

@@ -8,6 +8,7 @@
 
 #include "config/config_parse.h"
 #include "config/detect.h"
+#include "util/regex.h"
 #include "util/fs.h"
 #include "util/json_field.h"
 #include "util/strings.h"
@@ -150,12 +151,12 @@ void Finish(SiteConfig* cfg) {
 const System* MatchHost(const SiteConfig& cfg, const std::string& hostname) {
   for (const auto& sys : cfg.systems) {
     for (const auto& pattern : sys.hostnames) {
-      try {
-        if (std::regex_search(hostname, std::regex(pattern), std::regex_constants::match_continuous))
-          return &sys;
-      } catch (const std::regex_error&) {
-        // Checked when the file was read; an embedded pattern is never bad.
-      }
+      // Checked when the file was read; an embedded pattern is never bad.
+      // PCRE2 finds the leftmost match first: one at offset 0 if any.
+      auto re = Regex::Compile(pattern);
+      if (!re.ok()) continue;
+      auto m = re->FindFirst(hostname);
+      if (m.ok() && m->has_value() && (*m)->offset == 0) return &sys;
     }
   }
   return nullptr;

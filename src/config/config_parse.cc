@@ -12,7 +12,7 @@
 #include "config/general_options.h"
 #include "config/module_spec.h"
 #include "sched/scheduler_factory.h"
-#include "util/ecma_regex.h"
+#include "util/regex.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
 
@@ -382,12 +382,8 @@ Status CheckHostnames(const Fields& f) {
   if (list.IsSequence())
     for (const auto& h : list) patterns.push_back(h);
   for (const auto& h : patterns) {
-    auto re = CompileEcmaRegex(h.Scalar());
-    if (!re.ok()) {
-      std::string why = re.status().message().substr(h.Scalar().size() + 4);  // after "'PATTERN': "
-      return Status::Error(MarkOf(h, f.file()),
-                           "hostnames: '" + h.Scalar() + "' is not a valid regular expression: " + why);
-    }
+    auto re = Regex::Compile(h.Scalar());
+    if (!re.ok()) return Status::Error(MarkOf(h, f.file()), "hostnames: " + re.status().message());
   }
   return Status::OK();
 }

@@ -244,8 +244,18 @@ TEST(ConfigParse, EnvVarsAsPairsOrMapping) {
 }
 
 TEST(ConfigParse, BadHostnameRegex) {
-  EXPECT_EQ(ErrorOf("systems:\n  - name: c\n    hostnames: ['nid(\\d+']\n    partitions: []\n").substr(0, 60),
-            "site.yaml:3:17: hostnames: 'nid(\\d+' is not a valid regular ");
+  EXPECT_EQ(ErrorOf("systems:\n  - name: c\n    hostnames: ['nid(\\d+']\n    partitions: []\n"),
+            "site.yaml:3:17: hostnames: invalid regex 'nid(\\d+': missing closing parenthesis at offset 7");
+  // A repeat count std::regex once overflowed on is PCRE2's error.
+  EXPECT_EQ(ErrorOf("systems:\n  - name: c\n    hostnames: ['x{99999}']\n    partitions: []\n"),
+            "site.yaml:3:17: hostnames: invalid regex 'x{99999}': number too big in {} quantifier at offset 7");
+}
+
+TEST(ConfigParse, HostnamesArePythonRegexes) {
+  // Python's named groups, which std::regex refused, are PCRE2's too.
+  EXPECT_EQ(ErrorOf("systems:\n  - name: c\n    hostnames: ['(?P<n>nid)\\d+']\n"
+                    "    partitions: [{name: p, scheduler: local, launcher: local}]\n"),
+            "no error");
 }
 
 TEST(ConfigParse, DuplicateSystemInOneFile) {

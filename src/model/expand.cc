@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "model/bind.h"
-#include "util/ecma_regex.h"
+#include "util/regex.h"
 #include "util/sha256.h"
 #include "util/strings.h"
 
@@ -62,7 +62,7 @@ bool FeatureToken(const std::string& tok, const std::vector<std::string>& featur
   return true;
 }
 
-using Regexes = std::vector<std::regex>;
+using Regexes = std::vector<Regex>;
 
 // A -n/-x entry `/HASH` names a variant by its hashcode.
 bool IsHashPattern(const std::string& p) { return p.size() > 1 && p[0] == '/'; }
@@ -71,16 +71,22 @@ Result<Regexes> CompileAll(const std::vector<std::string>& patterns, const char*
   Regexes out;
   for (const auto& p : patterns) {
     if (IsHashPattern(p)) continue;
-    auto re = CompileEcmaRegex(p, std::regex::ECMAScript | std::regex::optimize);
-    if (!re.ok()) return Status::Error(std::string("invalid regular expression for ") + option + " " + re.status().message());
+    auto re = Regex::Compile(p);
+    if (!re.ok()) return Status::Error(std::string(option) + ": " + re.status().message());
     out.push_back(std::move(re).value());
   }
   return out;
 }
 
+// A search that PCRE2 gives up on (its match limit) counts as no match.
+bool Found(const Regex& re, const std::string& s) {
+  auto m = re.FindFirst(s);
+  return m.ok() && m->has_value();
+}
+
 bool AnySearch(const Regexes& res, const std::string& s) {
   for (const auto& re : res)
-    if (std::regex_search(s, re)) return true;
+    if (Found(re, s)) return true;
   return false;
 }
 
@@ -313,7 +319,7 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
 
   auto tags_ok = [&](const TestSpec& s) {
     for (const auto& re : *tags) {
-      bool any = std::any_of(s.tags.begin(), s.tags.end(), [&](const std::string& t) { return std::regex_search(t, re); });
+      bool any = std::any_of(s.tags.begin(), s.tags.end(), [&](const std::string& t) { return Found(re, t); });
       if (!any) return false;
     }
     return true;
@@ -448,8 +454,8 @@ std::string UnmatchedPattern(const std::vector<std::string>& patterns, const std
     if (IsHashPattern(p)) {
       any = Contains(hashes, p.substr(1));
     } else {
-      auto re = CompileEcmaRegex(p);  // compiled before, by CompileAll
-      for (const auto& t : texts) any = any || (re.ok() && std::regex_search(t, *re));
+      auto re = Regex::Compile(p);  // compiled before, by CompileAll
+      for (const auto& t : texts) any = any || (re.ok() && Found(*re, t));
     }
     if (!any) return p;
   }

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "check/regex.h"
+#include "util/regex.h"
 #include "results/store_internal.h"
 #include "util/log.h"
 #include "util/json_field.h"

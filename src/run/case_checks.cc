@@ -6,7 +6,7 @@
 #include <map>
 
 #include "check/performance.h"
-#include "check/regex.h"
+#include "util/regex.h"
 #include "model/bind.h"
 #include "util/fs.h"
 #include "util/strings.h"

@@ -10,6 +10,7 @@
 
 #include "results/step_breakdown.h"
 #include "util/strings.h"
+#include "util/text_table.h"
 
 namespace hb {
 
@@ -211,28 +212,9 @@ std::string PerformanceTable(const std::vector<CaseResult>& results, const Previ
     }
   }
   if (rows.size() == 1) return "";
-  std::vector<size_t> width(header.size(), 0);
-  auto display_width = [](const std::string& text) {  // UTF-8: count the first byte of each character
-    size_t n = 0;
-    for (unsigned char c : text) n += (c & 0xC0) != 0x80;
-    return n;
-  };
-  for (const auto& row : rows)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], display_width(row[i]));
-  std::string out;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    std::string line;
-    for (size_t i = 0; i < rows[r].size(); ++i) {
-      bool numeric = std::find(kNumeric.begin(), kNumeric.end(), header[i]) != kNumeric.end();
-      std::string cell = rows[r][i];
-      std::string pad(width[i] - display_width(cell), ' ');
-      line += numeric && r > 0 ? pad + cell : cell + pad;
-      if (i + 1 < rows[r].size()) line += "  ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+  std::vector<bool> right;
+  for (const auto& h : header) right.push_back(std::find(kNumeric.begin(), kNumeric.end(), h) != kNumeric.end());
+  return TextTable(rows, right);
 }
 
 bool IsTrainingCase(const CaseResult& r) {

@@ -11,7 +11,7 @@
 #include "buildsys/build_system.h"
 #include "check/performance.h"
 #include "check/reference.h"
-#include "check/regex.h"
+#include "util/regex.h"
 #include "check/sanity.h"
 #include "config/detect.h"
 #include "launch/launcher.h"

@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "check/regex.h"
+#include "util/regex.h"
 #include "config/config_loader.h"
 #include "config/detect.h"
 #include "config/topology.h"

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "util/ecma_regex.h"
 #include "util/json_field.h"
 #include "util/log.h"
 #include "util/strings.h"
@@ -136,8 +135,8 @@ BatchScheduler::BatchScheduler(std::unique_ptr<CommandRunner> runner, BatchOptio
 BatchScheduler::PartitionOptions BatchScheduler::Compile(BatchOptions o) const {
   PartitionOptions p;
   for (const auto& re : o.resubmit_on_errors) {
-    auto compiled = CompileEcmaRegex(re);
-    if (compiled.ok()) p.resubmit_res.push_back(std::move(compiled).value());
+    auto compiled = Regex::Compile(re);
+    if (compiled.ok()) p.resubmit_res.push_back(std::make_shared<const Regex>(std::move(compiled).value()));
     else Notice("sched_options: resubmit_on_errors: " + compiled.status().message() + "; this pattern is left out");
   }
   p.opts = std::move(o);
@@ -220,8 +219,9 @@ Status BatchScheduler::Submit(Job* job) {
     std::string problem = r.timed_out ? argv[0] + " did not answer within job_submit_timeout (" +
                                             FormatNumber(po.job_submit_timeout) + " s)"
                                       : r.Problem(argv[0]);
-    bool transient = std::any_of(part.resubmit_res.begin(), part.resubmit_res.end(), [&](const std::regex& re) {
-      return std::regex_search(r.err, re) || std::regex_search(r.out, re);
+    bool transient = std::any_of(part.resubmit_res.begin(), part.resubmit_res.end(), [&](const auto& re) {
+      auto in_err = re->FindFirst(r.err), in_out = re->FindFirst(r.out);
+      return (in_err.ok() && in_err->has_value()) || (in_out.ok() && in_out->has_value());
     });
     if (!transient || attempt >= po.max_resubmits) return Status::Error(problem);
     Notice(argv[0] + ": transient error, resubmitting: " + problem);

@@ -23,7 +23,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,6 +33,7 @@
 #include "sched/scheduler.h"
 #include "util/clock.h"
 #include "util/json_field.h"
+#include "util/regex.h"
 
 namespace hb {
 
@@ -163,7 +163,7 @@ class BatchScheduler : public Scheduler {
   // One partition's options with its resubmit_on_errors compiled.
   struct PartitionOptions {
     BatchOptions opts;
-    std::vector<std::regex> resubmit_res;
+    std::vector<std::shared_ptr<const Regex>> resubmit_res;  // PCRE2, as every pattern a user writes
   };
   const PartitionOptions& PartitionOf(const Job& job) const;
   PartitionOptions Compile(BatchOptions o) const;

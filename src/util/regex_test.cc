@@ -1,4 +1,4 @@
-#include "check/regex.h"
+#include "util/regex.h"
 
 #include <gtest/gtest.h>
 
