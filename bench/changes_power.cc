@@ -57,8 +57,10 @@ int main(int argc, char** argv) {
   int trials = 1000;
   unsigned long long seed = 17;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--trials")) trials = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
+    if (!std::strcmp(argv[i], "--trials"))
+      trials = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seed"))
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
     else {
       std::fprintf(stderr, "usage: changes_power [--trials N] [--seed S]\n");
       return 2;
@@ -72,7 +74,10 @@ int main(int argc, char** argv) {
       for (double pct : {0.0, -3.0, -5.0, -7.0, -10.0}) {
         if (shifted == 15 && pct == 0) continue;  // the same as the last-5 row
         Found f = Measure(cv, pct, shifted, trials, rng);
-        std::printf("| %s | %g %% | %+g %% | %.1f %% | %.1f %% |\n", pct == 0 ? "none" : shifted == 5 ? "last 5" : "last 15",
+        std::printf("| %s | %g %% | %+g %% | %.1f %% | %.1f %% |\n",
+                    pct == 0       ? "none"
+                    : shifted == 5 ? "last 5"
+                                   : "last 15",
                     cv, pct, f.points, f.both);
       }
   return 0;

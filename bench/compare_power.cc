@@ -76,9 +76,12 @@ int main(int argc, char** argv) {
   double pct = 5;
   unsigned long long seed = 17;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--trials")) trials = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--pct")) pct = std::atof(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
+    if (!std::strcmp(argv[i], "--trials"))
+      trials = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--pct"))
+      pct = std::atof(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--seed"))
+      seed = std::strtoull(argv[i + 1], nullptr, 10);
     else {
       std::fprintf(stderr, "usage: compare_power [--trials N] [--pct PCT] [--seed S]\n");
       return 2;

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "check/extract.h"
-#include "util/regex.h"
 #include "fuzz_target.h"
+#include "util/regex.h"
 
 namespace {
 

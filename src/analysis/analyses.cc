@@ -27,8 +27,8 @@ double Median(std::vector<double> v) {
 
 }  // namespace
 
-std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
-                                        const std::function<bool(const std::string&, const std::string&)>& lower_is_better) {
+std::vector<ScalingCurve> ScalingCurves(
+    const PerfTable& t, const std::function<bool(const std::string&, const std::string&)>& lower_is_better) {
   // Per series: its family key (everything but the scaling parameter),
   // the parameter's name and the scale.
   struct Member {
@@ -51,9 +51,9 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
         char* end = nullptr;
         double scale = std::strtod(v.c_str(), &end);
         // The test's scaling_axes when it declares them, else by name.
-        bool axis = k.scaling_axes.empty() ? IsScalingParameter(it.key())
-                                           : std::find(k.scaling_axes.begin(), k.scaling_axes.end(), it.key()) !=
-                                                 k.scaling_axes.end();
+        bool axis = k.scaling_axes.empty()
+                        ? IsScalingParameter(it.key())
+                        : std::find(k.scaling_axes.begin(), k.scaling_axes.end(), it.key()) != k.scaling_axes.end();
         if (m.parameter.empty() && axis && end && *end == '\0' && scale > 0) {
           m.parameter = it.key();
           m.scale = scale;
@@ -66,8 +66,8 @@ std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
     bool tasks_axis = k.scaling_axes.empty() ||
                       std::find(k.scaling_axes.begin(), k.scaling_axes.end(), "num_tasks") != k.scaling_axes.end();
     if (m.parameter.empty() && !tasks_axis) continue;  // declared axes, none of them here
-    m.key = k.name + "\x1f" + k.system + "\x1f" + k.partition + "\x1f" + k.environ + "\x1f" + k.var + "\x1f" +
-            k.unit + "\x1f" + rest + m.parameter;
+    m.key = k.name + "\x1f" + k.system + "\x1f" + k.partition + "\x1f" + k.environ + "\x1f" + k.var + "\x1f" + k.unit +
+            "\x1f" + rest + m.parameter;
     m.label = label;
     members[s] = m;
   }
@@ -201,8 +201,8 @@ std::vector<Breakdown> TimeBreakdowns(const PerfTable& t) {
   for (auto& [key, sessions] : cases) {
     auto& [session, by_part] = *sessions.rbegin();  // the latest session
     const PerfSeriesKey& k = t.series[any_series[key]];
-    Breakdown b{k.name, k.display_name.empty() ? k.name : k.display_name, k.system, k.partition, k.environ, session,
-                {}, {}, 0};
+    Breakdown b{
+        k.name, k.display_name.empty() ? k.name : k.display_name, k.system, k.partition, k.environ, session, {}, {}, 0};
     std::vector<std::pair<std::string, double>> seconds;
     for (auto& [i, values] : by_part) {
       double v = Median(values);

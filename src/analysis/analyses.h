@@ -42,13 +42,13 @@ struct ScalingPoint {
 struct ScalingCurve {
   std::string test, label;  // label: the case without its scaling parameter
   std::string system, partition, environ, var, unit;
-  std::string parameter;    // the scaling parameter, or "num_tasks"
+  std::string parameter;  // the scaling parameter, or "num_tasks"
   bool lower_is_better = false;
   std::vector<ScalingPoint> points;  // by scale
 };
 // `lower_is_better(var, unit)` says the direction of a variable.
-std::vector<ScalingCurve> ScalingCurves(const PerfTable& t,
-                                        const std::function<bool(const std::string& var, const std::string& unit)>& lower_is_better);
+std::vector<ScalingCurve> ScalingCurves(
+    const PerfTable& t, const std::function<bool(const std::string& var, const std::string& unit)>& lower_is_better);
 
 struct Variability {
   int series = 0, session = 0;
@@ -65,9 +65,9 @@ struct BreakdownPart {
 struct Breakdown {
   std::string test, label, system, partition, environ;
   int session = 0;
-  std::vector<BreakdownPart> parts;    // in step order
-  std::vector<StepShare> groups;       // every group of StepGroups() (results/step_breakdown.h)
-  double total = 0;                    // the step: the sum of the parts
+  std::vector<BreakdownPart> parts;  // in step order
+  std::vector<StepShare> groups;     // every group of StepGroups() (results/step_breakdown.h)
+  double total = 0;                  // the step: the sum of the parts
 };
 std::vector<Breakdown> TimeBreakdowns(const PerfTable& t);
 

@@ -41,10 +41,14 @@ bool TimeIsLower(const std::string&, const std::string& unit) { return unit == "
 TEST(Scaling, SpeedupAndEfficiencyAgainstTheSmallestScale) {
   PerfTable t;
   // Throughput over a `nodes` parameter, with another parameter kept.
-  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1")), 0, 100);
-  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1")), 1, 102);
-  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"2"})", "train %model=resnet %nodes=2")), 0, 190);
-  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"4"})", "train %model=resnet %nodes=4")), 0, 300);
+  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1")), 0,
+      100);
+  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1")), 1,
+      102);
+  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"2"})", "train %model=resnet %nodes=2")), 0,
+      190);
+  Add(&t, Fom(Key("throughput", "samples/s", R"({"model":"resnet","nodes":"4"})", "train %model=resnet %nodes=4")), 0,
+      300);
   // Time per step over the same: lower is better.
   Add(&t, Key("step_time", "s", R"({"model":"resnet","nodes":"1"})", "train %model=resnet %nodes=1"), 0, 1.0);
   Add(&t, Key("step_time", "s", R"({"model":"resnet","nodes":"4"})", "train %model=resnet %nodes=4"), 0, 0.5);
@@ -152,7 +156,7 @@ TEST(Breakdown, PartsOfTheLatestSessionInStepOrder) {
   Add(&t, Key("allreduce", "s", "{}", "train"), 1, 0.2);
   Add(&t, Key("data_wait", "s", "{}", "train"), 1, 0.1);
   Add(&t, Key("forward", "s", "{}", "train"), 1, 0.3);
-  Add(&t, Key("forward", "s", "{}", "train"), 1, 0.5);  // repetition: median 0.4
+  Add(&t, Key("forward", "s", "{}", "train"), 1, 0.5);            // repetition: median 0.4
   Add(&t, Key("throughput", "samples/s", "{}", "train"), 1, 50);  // not a part
   auto b = TimeBreakdowns(t);
   ASSERT_EQ(b.size(), 1u);

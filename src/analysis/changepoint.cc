@@ -13,7 +13,8 @@ namespace {
 // sum |x - s| over the set in O(log n).
 class DistanceSet {
  public:
-  explicit DistanceSet(const std::vector<double>* sorted) : sorted_(sorted), cnt_(sorted->size() + 1), sum_(sorted->size() + 1) {}
+  explicit DistanceSet(const std::vector<double>* sorted)
+      : sorted_(sorted), cnt_(sorted->size() + 1), sum_(sorted->size() + 1) {}
   void Add(int rank, int sign) {
     double v = (*sorted_)[rank] * sign;
     for (size_t i = rank + 1; i < cnt_.size(); i += i & (~i + 1)) {
@@ -129,7 +130,8 @@ std::vector<ChangePoint> DetectChangePoints(const std::vector<double>& x, const 
     std::vector<ChangePoint> cps = test_all();
     int weakest = -1;
     for (size_t k = 0; k < cps.size(); ++k)
-      if (!Significant(cps[k], o) && (weakest < 0 || cps[k].pvalue > cps[weakest].pvalue)) weakest = static_cast<int>(k);
+      if (!Significant(cps[k], o) && (weakest < 0 || cps[k].pvalue > cps[weakest].pvalue))
+        weakest = static_cast<int>(k);
     if (weakest < 0) return cps;
     idx.erase(idx.begin() + weakest);
   }

@@ -25,16 +25,16 @@
 namespace hb {
 
 struct ChangePointOptions {
-  int min_segment = 3;       // values on each side of a change, at least
+  int min_segment = 3;        // values on each side of a change, at least
   double max_pvalue = 0.001;  // Otava's default
   double min_magnitude = 0;   // |mean_after - mean_before| / |mean_before|
 };
 
 struct ChangePoint {
-  int index = 0;  // the first value of the new level
+  int index = 0;                           // the first value of the new level
   double mean_before = 0, mean_after = 0;  // of the segments either side
   double rel_change = 0;                   // (after - before) / |before|
-  double pvalue = 1;  // Welch's p times the number of candidate places (at most 1)
+  double pvalue = 1;                       // Welch's p times the number of candidate places (at most 1)
 };
 
 // In increasing order of index.

@@ -33,10 +33,10 @@ namespace hb {
 
 struct ChangeOptions {
   ChangePointOptions points;
-  int recent = 5;              // sessions at the end tested against the rest
-  int min_history = 10;        // earlier sessions the recent test needs
+  int recent = 5;        // sessions at the end tested against the rest
+  int min_history = 10;  // earlier sessions the recent test needs
   double recent_max_p = 0.001;
-  CompareOptions direction;    // --lower-is-better / --higher-is-better
+  CompareOptions direction;  // --lower-is-better / --higher-is-better
 };
 
 // One series' values, one per session: the median of its repetitions.
@@ -49,9 +49,9 @@ struct SessionSeries {
 std::vector<SessionSeries> PerSessionMedians(const PerfTable& t);
 
 struct SeriesChange {
-  int series = 0;   // index into PerfTable::series
-  int index = 0;    // 0-based position in the series' sessions of the first after the change
-  int session = 0;  // index into PerfTable::sessions of that session
+  int series = 0;                // index into PerfTable::series
+  int index = 0;                 // 0-based position in the series' sessions of the first after the change
+  int session = 0;               // index into PerfTable::sessions of that session
   double before = 0, after = 0;  // means of the per-session medians either side
   double change_pct = 0;         // (after - before) / |before| x 100; 0 when before is 0
   double p = 1;

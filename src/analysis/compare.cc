@@ -1,8 +1,8 @@
 #include "analysis/compare.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <map>
@@ -15,8 +15,7 @@ namespace hb {
 
 namespace {
 
-const char kForms[] =
-    "expected SESSION[,SESSION...], FROM..TO (e.g. 14d..7d, 2026-11-01..now), last:N or runs:A-B";
+const char kForms[] = "expected SESSION[,SESSION...], FROM..TO (e.g. 14d..7d, 2026-11-01..now), last:N or runs:A-B";
 
 Result<int> PositiveInt(const std::string& text, const std::string& sel) {
   char* end = nullptr;
@@ -85,9 +84,9 @@ Result<Selection> ParseSelection(const std::string& text, double now) {
 bool LowerIsBetter(const std::string& var, const std::string& unit, const CompareOptions& o) {
   if (AnyMatches(o.lower_is_better, var)) return true;
   if (AnyMatches(o.higher_is_better, var)) return false;
-  static const std::set<std::string> kTime = {"s",  "sec", "secs", "second", "seconds", "ms", "msec", "us",
-                                              "µs", "usec", "ns", "nsec",  "min",     "mins", "minutes",
-                                              "h",  "hr",  "hours", "ps",  "cycles"};
+  static const std::set<std::string> kTime = {"s",       "sec", "secs", "second", "seconds", "ms",    "msec",
+                                              "us",      "µs",  "usec", "ns",     "nsec",    "min",   "mins",
+                                              "minutes", "h",   "hr",   "hours",  "ps",      "cycles"};
   return kTime.count(unit) > 0;
 }
 
@@ -139,7 +138,7 @@ std::vector<size_t> SelectPoints(const PerfTable& t, const Selection& sel) {
 }
 
 Result<RunComparison> Compare(const PerfTable& t, const Selection& base, const Selection& target,
-                           const CompareOptions& o) {
+                              const CompareOptions& o) {
   for (const auto& list : {o.lower_is_better, o.higher_is_better})
     for (const auto& p : list)
       if (auto re = Regex::Compile(p); !re.ok()) return re.status();
@@ -178,8 +177,7 @@ Result<RunComparison> Compare(const PerfTable& t, const Selection& base, const S
       r.verdict = "new";
     } else if (r.target.empty()) {
       r.verdict = "gone";
-    } else if (static_cast<int>(r.base.size()) < o.min_samples ||
-               static_cast<int>(r.target.size()) < o.min_samples) {
+    } else if (static_cast<int>(r.base.size()) < o.min_samples || static_cast<int>(r.target.size()) < o.min_samples) {
       r.verdict = "untested";
     } else {
       r.test = MannWhitneyU(r.target, r.base);
@@ -202,8 +200,8 @@ Result<RunComparison> Compare(const PerfTable& t, const Selection& base, const S
     double min_p = MannWhitneyMinP(sizes.first, sizes.second);
     char p[32];
     std::snprintf(p, sizeof p, "%.3g", min_p);
-    c.warnings.push_back(std::to_string(n) + (n == 1 ? " series was" : " series were") + " not tested: " +
-                         std::to_string(sizes.first) + " base and " + std::to_string(sizes.second) +
+    c.warnings.push_back(std::to_string(n) + (n == 1 ? " series was" : " series were") +
+                         " not tested: " + std::to_string(sizes.first) + " base and " + std::to_string(sizes.second) +
                          " target values, fewer than --min-samples " + std::to_string(o.min_samples) +
                          (min_p >= o.alpha ? std::string("; with so few values the smallest possible p is ") + p +
                                                  ", so select more runs rather than lower --min-samples"
@@ -214,7 +212,8 @@ Result<RunComparison> Compare(const PerfTable& t, const Selection& base, const S
     std::snprintf(p, sizeof p, "%.3g", MannWhitneyMinP(nb, nt));
     c.warnings.push_back("with " + std::to_string(nb) + " base and " + std::to_string(nt) +
                          " target values the smallest possible p is " + p + ", so no change can be significant at " +
-                         "alpha " + FormatNumber(o.alpha) + ": select more runs (e.g. last:5 against runs:6-10) or "
+                         "alpha " + FormatNumber(o.alpha) +
+                         ": select more runs (e.g. last:5 against runs:6-10) or "
                          "raise --alpha");
   }
   return c;

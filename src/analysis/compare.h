@@ -92,7 +92,7 @@ struct RunComparison {
 std::vector<size_t> SelectPoints(const PerfTable& table, const Selection& sel);
 
 Result<RunComparison> Compare(const PerfTable& table, const Selection& base, const Selection& target,
-                           const CompareOptions& opts);
+                              const CompareOptions& opts);
 
 // The gate of --fail-on-regression PCT: the rows whose target is
 // significantly worse (p < alpha) and whose 95 % interval of the change

@@ -125,9 +125,10 @@ TEST(Compare, FewSamplesAreNotTestedAndNoiseIsSame) {
   EXPECT_TRUE(Regressions(*c, 0).empty());
   // 3 and 3 values: the smallest possible p is 2 / C(6, 3) = 0.1.
   ASSERT_EQ(c->warnings.size(), 1u);
-  EXPECT_EQ(c->warnings[0], "2 series were not tested: 3 base and 3 target values, fewer than --min-samples 5; "
-                            "with so few values the smallest possible p is 0.1, so select more runs rather than "
-                            "lower --min-samples");
+  EXPECT_EQ(c->warnings[0],
+            "2 series were not tested: 3 base and 3 target values, fewer than --min-samples 5; "
+            "with so few values the smallest possible p is 0.1, so select more runs rather than "
+            "lower --min-samples");
   CompareOptions three;
   three.min_samples = 3;
   c = Compare(t, Sel("s0,s1,s2"), Sel("s9,s10,s11"), three);

@@ -49,7 +49,7 @@ Summary Summarize(std::vector<double> values) {
 Result<Aggregate> ParseAggregate(const std::string& name) {
   using K = Aggregate::Kind;
   static const std::vector<std::pair<std::string, K>> kNamed = {
-      {"median", K::kMedian}, {"mean", K::kMean}, {"min", K::kMin}, {"max", K::kMax},
+      {"median", K::kMedian}, {"mean", K::kMean}, {"min", K::kMin},    {"max", K::kMax},
       {"std", K::kStd},       {"cv", K::kCv},     {"count", K::kCount}};
   for (const auto& [n, k] : kNamed)
     if (name == n) return Aggregate{k, 0.5, n};
@@ -73,13 +73,20 @@ double Apply(const Aggregate& a, std::vector<double> values) {
   }
   Summary s = Summarize(std::move(values));
   switch (a.kind) {
-    case K::kMedian: return s.median;
-    case K::kMean: return s.mean;
-    case K::kMin: return s.min;
-    case K::kMax: return s.max;
-    case K::kStd: return s.std;
-    case K::kCv: return s.cv;
-    default: return s.median;
+    case K::kMedian:
+      return s.median;
+    case K::kMean:
+      return s.mean;
+    case K::kMin:
+      return s.min;
+    case K::kMax:
+      return s.max;
+    case K::kStd:
+      return s.std;
+    case K::kCv:
+      return s.cv;
+    default:
+      return s.median;
   }
 }
 
@@ -87,8 +94,9 @@ namespace {
 
 // Boost.Math's distributions, answering NaN instead of throwing for
 // arguments outside their domain (a t statistic of NaN, df <= 0).
-using Policy = boost::math::policies::policy<boost::math::policies::domain_error<boost::math::policies::ignore_error>,
-                                             boost::math::policies::overflow_error<boost::math::policies::ignore_error>>;
+using Policy =
+    boost::math::policies::policy<boost::math::policies::domain_error<boost::math::policies::ignore_error>,
+                                  boost::math::policies::overflow_error<boost::math::policies::ignore_error>>;
 using Normal = boost::math::normal_distribution<double, Policy>;
 using StudentT = boost::math::students_t_distribution<double, Policy>;
 
@@ -185,7 +193,8 @@ TestResult WelchTTest(const std::vector<double>& a, const std::vector<double>& b
     return r;
   }
   r.statistic = (ma - mb) / std::sqrt(se2);
-  double df = se2 * se2 / ((a.size() > 1 ? va * va / (a.size() - 1) : 0) + (b.size() > 1 ? vb * vb / (b.size() - 1) : 0));
+  double df =
+      se2 * se2 / ((a.size() > 1 ? va * va / (a.size() - 1) : 0) + (b.size() > 1 ? vb * vb / (b.size() - 1) : 0));
   r.p = StudentTTwoSidedP(r.statistic, df);
   return r;
 }

@@ -90,8 +90,8 @@ ShiftEstimate HodgesLehmann(const std::vector<double>& a, const std::vector<doub
 
 // Distribution functions used above (Boost.Math's), exposed for their
 // tests. NaN for arguments outside their domain.
-double NormalSf(double z);                        // P(Z > z)
-double NormalIsf(double p);                       // z with P(Z > z) = p
-double StudentTTwoSidedP(double t, double df);    // P(|T| > |t|), T ~ Student's t with df degrees of freedom
+double NormalSf(double z);                      // P(Z > z)
+double NormalIsf(double p);                     // z with P(Z > z) = p
+double StudentTTwoSidedP(double t, double df);  // P(|T| > |t|), T ~ Student's t with df degrees of freedom
 
 }  // namespace hb

@@ -62,9 +62,7 @@ void AddVar(Words* cmd, const std::string& name, const std::string& value) {
   if (!value.empty()) cmd->push_back(name + "=" + DoubleQuoted(value));
 }
 
-std::string Jobs(int max_concurrency) {
-  return max_concurrency > 0 ? std::to_string(max_concurrency) : "$(nproc)";
-}
+std::string Jobs(int max_concurrency) { return max_concurrency > 0 ? std::to_string(max_concurrency) : "$(nproc)"; }
 
 // ---- SingleSource ----------------------------------------------------------
 
@@ -75,8 +73,9 @@ std::optional<Lang> LangFromExtension(const std::string& source) {
   static const std::vector<std::pair<Lang, Words>> kTable = {
       {Lang::kC, {".c", ".upc"}},
       {Lang::kCxx, {".cc", ".cp", ".cxx", ".cpp", ".CPP", ".c++", ".C"}},
-      {Lang::kFortran, {".f", ".for", ".ftn", ".F", ".FOR", ".fpp", ".FPP", ".FTN", ".f90", ".f95",
-                        ".f03", ".f08", ".F90", ".F95", ".F03", ".F08", ".cuf", ".CUF"}},
+      {Lang::kFortran,
+       {".f", ".for", ".ftn", ".F", ".FOR", ".fpp", ".FPP", ".FTN", ".f90", ".f95", ".f03", ".f08", ".F90", ".F95",
+        ".F03", ".F08", ".cuf", ".CUF"}},
       {Lang::kCuda, {".cu"}},
   };
   std::string ext = std::filesystem::path(source).extension().string();
@@ -90,15 +89,15 @@ Result<Lang> LangOf(const BuildSpec& s) {
   static const Words kNames = {"c", "c++", "fortran", "cuda"};
   if (s.lang.empty()) {
     if (auto lang = LangFromExtension(s.source)) return *lang;
-    return Status::Error(s.mark, "cannot tell the language of '" + s.source +
-                                     "' from its extension; set lang: c, c++, fortran or cuda");
+    return Status::Error(
+        s.mark, "cannot tell the language of '" + s.source + "' from its extension; set lang: c, c++, fortran or cuda");
   }
   std::string lower = Lower(s.lang);
   for (size_t i = 0; i < kNames.size(); ++i) {
     if (lower == kNames[i]) return static_cast<Lang>(i);
   }
-  return Status::Error(s.mark, "unknown lang '" + s.lang + "'" + DidYouMean(lower, kNames) +
-                                   " (known: c, c++, fortran, cuda)");
+  return Status::Error(s.mark,
+                       "unknown lang '" + s.lang + "'" + DidYouMean(lower, kNames) + " (known: c, c++, fortran, cuda)");
 }
 
 Result<Words> SingleSource(const BuildSpec& s, const Environment& env, const std::string&) {
@@ -276,9 +275,8 @@ using Emitter = std::function<Result<Words>(const BuildSpec&, const Environment&
 
 const std::vector<std::pair<std::string, Emitter>>& Emitters() {
   static const std::vector<std::pair<std::string, Emitter>> kEmitters = {
-      {"SingleSource", SingleSource}, {"Make", Make},           {"CMake", CMake},
-      {"Autotools", Autotools},       {"Spack", Spack},         {"EasyBuild", EasyBuild},
-      {"Custom", Custom}};
+      {"SingleSource", SingleSource}, {"Make", Make},    {"CMake", CMake}, {"Autotools", Autotools}, {"Spack", Spack},
+      {"EasyBuild", EasyBuild},       {"Custom", Custom}};
   return kEmitters;
 }
 
@@ -327,14 +325,17 @@ std::vector<std::string> RunPrepareCommands(const BuildSpec& spec, const std::st
   Words out;
   if (spec.type == "Spack" && spec.emit_load_cmds) {
     std::string e = SpackEnv(spec);
-    if (!spec.specs.empty()) out.push_back("eval `spack -e " + e + " load --sh " + Join(spec.specs, " ") + "`");
-    else out.push_back("eval `spack env activate --sh -d " + e + "`");
+    if (!spec.specs.empty())
+      out.push_back("eval `spack -e " + e + " load --sh " + Join(spec.specs, " ") + "`");
+    else
+      out.push_back("eval `spack env activate --sh -d " + e + "`");
   }
   if (spec.type == "EasyBuild") {
     // ReFrame's EasyBuild.post_build: the modules eb says it built.
     static const std::regex kBuilt(R"(building and installing (\S+)\.\.\.)");
     Words modules;
-    for (auto it = std::sregex_iterator(build_stdout.begin(), build_stdout.end(), kBuilt); it != std::sregex_iterator(); ++it)
+    for (auto it = std::sregex_iterator(build_stdout.begin(), build_stdout.end(), kBuilt); it != std::sregex_iterator();
+         ++it)
       modules.push_back((*it)[1].str());
     if (!modules.empty()) {
       out.push_back("module use " + ShellQuote(JoinPath(EasyBuildPrefix(spec, stagedir), "modules/all")));

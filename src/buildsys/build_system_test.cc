@@ -81,8 +81,7 @@ TEST(SingleSource, LangCompilerExecutableAndSrcdirOverride) {
 TEST(SingleSource, ExplainsWhatIsMissing) {
   BuildSpec none = Single("");
   none.mark = SourceMark{"tests/t.yaml", 4, 15};
-  EXPECT_EQ(Error(none),
-            "tests/t.yaml:4:15: a source file is required when using the 'SingleSource' build system");
+  EXPECT_EQ(Error(none), "tests/t.yaml:4:15: a source file is required when using the 'SingleSource' build system");
   EXPECT_NE(Error(Single("a.xyz")).find("cannot tell the language of 'a.xyz'"), std::string::npos);
   BuildSpec lang = Single("a.c");
   lang.lang = "fortan";
@@ -132,10 +131,9 @@ TEST(CMake, ConfiguresThenBuilds) {
   s.targets = {"bench", "tool"};
   s.ldflags = {"-lm"};
   e.cppflags.clear();
-  EXPECT_EQ(Commands(s, e),
-            (Words{"cmake -S src -B src/out -DCMAKE_C_COMPILER=\"gcc\" -DCMAKE_CXX_COMPILER=\"g++\" "
-                   "-DCMAKE_CXX_FLAGS=\"-O3\" -DCMAKE_EXE_LINKER_FLAGS=\"-lm\" -DUSE_MPI=ON",
-                   "cmake --build src/out -j 2 --target bench tool"}));
+  EXPECT_EQ(Commands(s, e), (Words{"cmake -S src -B src/out -DCMAKE_C_COMPILER=\"gcc\" -DCMAKE_CXX_COMPILER=\"g++\" "
+                                   "-DCMAKE_CXX_FLAGS=\"-O3\" -DCMAKE_EXE_LINKER_FLAGS=\"-lm\" -DUSE_MPI=ON",
+                                   "cmake --build src/out -j 2 --target bench tool"}));
 }
 
 TEST(Custom, RunsTheCommandsAsWritten) {
@@ -153,8 +151,9 @@ TEST(BuildCommands, NoneAndUnknownTypes) {
   s.type = "none";
   EXPECT_EQ(Commands(s), Words{});
   s.type = "Mkae";
-  EXPECT_EQ(Error(s), "unknown build system 'Mkae', did you mean 'Make'? (known: SingleSource, Make, CMake, "
-                      "Autotools, Spack, EasyBuild, Custom, none)");
+  EXPECT_EQ(Error(s),
+            "unknown build system 'Mkae', did you mean 'Make'? (known: SingleSource, Make, CMake, "
+            "Autotools, Spack, EasyBuild, Custom, none)");
   s.type = "cmake";
   EXPECT_NE(Error(s).find("did you mean 'CMake'?"), std::string::npos);
 }
@@ -177,7 +176,8 @@ TEST(Autotools, ConfiguresThenMakesLikeReFrame) {
   s.make_opts.clear();
   Environment bare;
   bare.cc = bare.cxx = bare.ftn = "";
-  EXPECT_EQ(Commands(s, bare), (Words{"cd 'src dir'", "mkdir -p build", "cd build", "../configure", "make -j $(nproc)"}));
+  EXPECT_EQ(Commands(s, bare),
+            (Words{"cd 'src dir'", "mkdir -p build", "cd build", "../configure", "make -j $(nproc)"}));
   s.configuredir = "tools";
   EXPECT_EQ(Commands(s, bare)[3], "../tools/configure");
 }
@@ -187,12 +187,11 @@ TEST(Spack, CreatesAnEnvironmentInTheStageDirectory) {
   s.type = "Spack";
   s.specs = {"zlib@1.3.1", "bzip2"};
   s.install_opts = {"--fresh", "-j", "8"};
-  EXPECT_EQ(Commands(s), (Words{"spack env create -d rfm_spack_env",
-                                "spack -e rfm_spack_env config add \"config:install_tree:root:opt/spack\"",
-                                "spack -e rfm_spack_env add zlib@1.3.1 bzip2",
-                                "spack -e rfm_spack_env install --fresh -j 8"}));
-  EXPECT_EQ(RunPrepareCommands(s, "/stage", ""),
-            Words{"eval `spack -e rfm_spack_env load --sh zlib@1.3.1 bzip2`"});
+  EXPECT_EQ(Commands(s),
+            (Words{"spack env create -d rfm_spack_env",
+                   "spack -e rfm_spack_env config add \"config:install_tree:root:opt/spack\"",
+                   "spack -e rfm_spack_env add zlib@1.3.1 bzip2", "spack -e rfm_spack_env install --fresh -j 8"}));
+  EXPECT_EQ(RunPrepareCommands(s, "/stage", ""), Words{"eval `spack -e rfm_spack_env load --sh zlib@1.3.1 bzip2`"});
   s.emit_load_cmds = false;
   EXPECT_EQ(RunPrepareCommands(s, "/stage", ""), Words{});
 }
@@ -218,10 +217,11 @@ TEST(EasyBuild, InstallsUnderThePrefixInTheStageDirectory) {
   s.package_opts = {{"type", "rpm"}};
   auto cmds = BuildCommands(s, Gnu(), "/stage/t");
   ASSERT_TRUE(cmds.ok());
-  EXPECT_EQ(*cmds, (Words{"export EASYBUILD_BUILDPATH=/stage/t/easybuild/build",
-                          "export EASYBUILD_INSTALLPATH=/stage/t/easybuild",
-                          "export EASYBUILD_PREFIX=/stage/t/easybuild", "export EASYBUILD_SOURCEPATH=/stage/t/easybuild",
-                          "eb zlib-1.2.13-GCCcore-12.3.0.eb -f --robot --package --package-type=rpm"}));
+  EXPECT_EQ(
+      *cmds,
+      (Words{"export EASYBUILD_BUILDPATH=/stage/t/easybuild/build", "export EASYBUILD_INSTALLPATH=/stage/t/easybuild",
+             "export EASYBUILD_PREFIX=/stage/t/easybuild", "export EASYBUILD_SOURCEPATH=/stage/t/easybuild",
+             "eb zlib-1.2.13-GCCcore-12.3.0.eb -f --robot --package --package-type=rpm"}));
   // eb's own report of what it built (its stdout) names the modules to load.
   std::string eb_out =
       "== Temporary log file in case of crash /tmp/eb-abc/easybuild-x.log\n"
@@ -240,23 +240,25 @@ TEST(EasyBuild, InstallsUnderThePrefixInTheStageDirectory) {
 // The texts are what the tools print (Spack 0.21 and 0.23 concretizer
 // errors, EasyBuild, configure), followed by the build script's trap line.
 TEST(BuildFailureReason, QuotesTheToolsError) {
-  EXPECT_EQ(BuildFailureReason("==> Error: concretization failed for the following reasons:\n\n"
-                               "   1. Cannot satisfy 'zlib@=99.0'\n"
-                               "   2. Cannot satisfy 'zlib@=99.0'\n"
-                               "        required because zlib@=99.0 requested explicitly\n"
-                               "hetbench: build command failed with exit code 1: spack -e rfm_spack_env add zlib@99.0\n"),
-            "==> Error: concretization failed for the following reasons: 1. Cannot satisfy 'zlib@=99.0' "
-            "2. Cannot satisfy 'zlib@=99.0' (in `spack -e rfm_spack_env add zlib@99.0`)");
+  EXPECT_EQ(
+      BuildFailureReason("==> Error: concretization failed for the following reasons:\n\n"
+                         "   1. Cannot satisfy 'zlib@=99.0'\n"
+                         "   2. Cannot satisfy 'zlib@=99.0'\n"
+                         "        required because zlib@=99.0 requested explicitly\n"
+                         "hetbench: build command failed with exit code 1: spack -e rfm_spack_env add zlib@99.0\n"),
+      "==> Error: concretization failed for the following reasons: 1. Cannot satisfy 'zlib@=99.0' "
+      "2. Cannot satisfy 'zlib@=99.0' (in `spack -e rfm_spack_env add zlib@99.0`)");
   EXPECT_EQ(BuildFailureReason("==> Error: failed to concretize `llvm@17.0.5` for the following reasons:\n"
                                "     1. Cannot satisfy 'llvm@17.0.5'\n"
                                "        required because llvm@17.0.5 requested explicitly \n"
                                "hetbench: build command failed with exit code 1: spack -e rfm_spack_env install\n"),
             "==> Error: failed to concretize `llvm@17.0.5` for the following reasons: 1. Cannot satisfy "
             "'llvm@17.0.5' (in `spack -e rfm_spack_env install`)");
-  EXPECT_EQ(BuildFailureReason("==> Error: Package 'nosuchpkg' not found.\n"
-                               "You may need to run 'spack clean -m'.\n"
-                               "hetbench: build command failed with exit code 1: spack -e rfm_spack_env add nosuchpkg\n"),
-            "==> Error: Package 'nosuchpkg' not found. (in `spack -e rfm_spack_env add nosuchpkg`)");
+  EXPECT_EQ(
+      BuildFailureReason("==> Error: Package 'nosuchpkg' not found.\n"
+                         "You may need to run 'spack clean -m'.\n"
+                         "hetbench: build command failed with exit code 1: spack -e rfm_spack_env add nosuchpkg\n"),
+      "==> Error: Package 'nosuchpkg' not found. (in `spack -e rfm_spack_env add nosuchpkg`)");
   EXPECT_EQ(BuildFailureReason("ERROR: Build of /stage/zlib.eb failed (err: 'build failed (first 300 chars): cmd "
                                "\"make -j 8\" exited with exit code 2')\n"
                                "hetbench: build command failed with exit code 1: eb zlib.eb\n"),

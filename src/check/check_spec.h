@@ -32,8 +32,8 @@ struct SanitySpec {
   Kind kind = Kind::kPattern;
   std::string pattern;
   std::string in = "stdout";
-  std::string group;           // "" = whole match; a number or a group name
-  std::string type = "str";    // str | int | float
+  std::string group;             // "" = whole match; a number or a group name
+  std::string type = "str";      // str | int | float
   std::string reduce = "first";  // which match's value is compared (see PerfSpec)
   std::vector<Comparison> value_checks;
   std::vector<Comparison> count_checks;

@@ -83,9 +83,12 @@ int Compare(const ExtractedValue& lhs, const std::string& rhs) {
 
 Result<std::string> OutputFiles::Resolve(const std::string& in) const {
   std::string path;
-  if (in == "stdout") path = in_.stdout_path;
-  else if (in == "stderr") path = in_.stderr_path;
-  else path = JoinPath(in_.stagedir, in);
+  if (in == "stdout")
+    path = in_.stdout_path;
+  else if (in == "stderr")
+    path = in_.stderr_path;
+  else
+    path = JoinPath(in_.stagedir, in);
   if (!PathExists(path)) {
     if (in == "stdout" || in == "stderr") return Status::Error(in + " file '" + path + "' not found");
     if (!in.empty() && in[0] == '/') return Status::Error("file '" + in + "' not found");
@@ -160,8 +163,8 @@ Status ValueReducer::Add(ExtractedValue v) {
     sum_ += *v.number;
     if (reduce_ == "median") all_.push_back(*v.number);
   }
-  bool keep = count_ == 0 || reduce_ == "last" || (reduce_ == "min" && Less(v, kept_)) ||
-              (reduce_ == "max" && Less(kept_, v));
+  bool keep =
+      count_ == 0 || reduce_ == "last" || (reduce_ == "min" && Less(v, kept_)) || (reduce_ == "max" && Less(kept_, v));
   if (keep) kept_ = std::move(v);
   ++count_;
   return Status::OK();
@@ -217,16 +220,15 @@ Result<PatternScan> ScanPattern(const OutputFiles& files, const std::string& in,
   return out;
 }
 
-std::string DescribeGroup(const std::string& pattern, const std::string& group,
-                          const std::string& reduce, const std::string& in) {
+std::string DescribeGroup(const std::string& pattern, const std::string& group, const std::string& reduce,
+                          const std::string& in) {
   std::string s = "'" + pattern + "'";
   if (!group.empty()) s += " group " + group;
   if (reduce != "first") s = reduce + " of " + s;
   return s + " in " + in;
 }
 
-Status CheckComparisons(const ExtractedValue& value, const std::vector<Comparison>& checks,
-                        const std::string& what) {
+Status CheckComparisons(const ExtractedValue& value, const std::vector<Comparison>& checks, const std::string& what) {
   for (const auto& c : checks) {
     if (!IsComparisonOp(c.op)) return Status::Error("unknown comparison '" + c.op + "'");
     if (!Holds(Compare(value, c.value), c.op)) {

@@ -1,8 +1,8 @@
 // The pieces sanity and performance checks share: CheckInput (where a job's
 // output is), OutputFiles (streams an output file through a pattern) and
 // the value pipeline of an extraction: convert the text a regex group
-// captured to str/int/float, reduce all matches to one value, compare it. The conversions follow Python's str(), int() and float(),
-// which is what ReFrame's extractall(..., conv) applies.
+// captured to str/int/float, reduce all matches to one value, compare it. The conversions follow Python's str(), int()
+// and float(), which is what ReFrame's extractall(..., conv) applies.
 //
 // The functions are pure apart from reading the files.
 #pragma once
@@ -93,8 +93,7 @@ class ValueReducer {
 };
 
 // Reduces values already converted (at least one), like ValueReducer.
-Result<ExtractedValue> ReduceValues(const std::vector<ExtractedValue>& values,
-                                    const std::string& reduce);
+Result<ExtractedValue> ReduceValues(const std::vector<ExtractedValue>& values, const std::string& reduce);
 
 // What one pass of a pattern over an output file found: the number of
 // matches (all of them when `count_all`, else it stops once the answer is
@@ -115,12 +114,11 @@ Result<PatternScan> ScanPattern(const OutputFiles& files, const std::string& in,
 
 // Names what ScanPattern extracted, for messages:
 // "'wrong: (\d+)' group 1 in stdout", "max of 'x: (\S+)' group 1 in out.txt".
-std::string DescribeGroup(const std::string& pattern, const std::string& group,
-                          const std::string& reduce, const std::string& in);
+std::string DescribeGroup(const std::string& pattern, const std::string& group, const std::string& reduce,
+                          const std::string& in);
 
 // Checks `value` against every comparison: numerically when both sides
 // are numbers, else as text. Error: "<what>: 2 is not eq 0".
-Status CheckComparisons(const ExtractedValue& value, const std::vector<Comparison>& checks,
-                        const std::string& what);
+Status CheckComparisons(const ExtractedValue& value, const std::vector<Comparison>& checks, const std::string& what);
 
 }  // namespace hb

@@ -81,10 +81,13 @@ TEST(Extract, OutputFilesResolveAndStream) {
   EXPECT_EQ(*files.Resolve("stdout"), out);
   Regex re = std::move(Regex::Compile("^(\\w+)$")).value();
   std::vector<std::string> seen;
-  ASSERT_TRUE(files.Scan("stdout", re, [&](const RegexMatch& m, const Regex::MatchPlace& at) {
-    seen.push_back(*m.groups[1] + "@" + std::to_string(at.Line()));
-    return true;
-  }).ok());
+  ASSERT_TRUE(files
+                  .Scan("stdout", re,
+                        [&](const RegexMatch& m, const Regex::MatchPlace& at) {
+                          seen.push_back(*m.groups[1] + "@" + std::to_string(at.Line()));
+                          return true;
+                        })
+                  .ok());
   EXPECT_EQ(seen, (std::vector<std::string>{"hello@1", "world@2"}));
   EXPECT_EQ(files.Resolve("stderr").status().message(), "stderr file '" + dir.path() + "/job.err' not found");
   EXPECT_EQ(files.Resolve("out.txt").status().message(), "file 'out.txt' not found in the stage directory");
@@ -99,8 +102,13 @@ TEST(Extract, ValueReducerMatchesWholeListReduce) {
   for (std::string reduce : {"first", "last", "min", "max", "mean", "median", "sum"}) {
     ValueReducer r("float", reduce);
     for (const char* t : {"3", "1.5", "7", "1.5", "2"}) ASSERT_TRUE(r.Add(std::string(t)).ok());
-    std::string want = reduce == "first" ? "3" : reduce == "last" ? "2" : reduce == "min" ? "1.5"
-                     : reduce == "max" ? "7" : reduce == "mean" ? "3" : reduce == "median" ? "2" : "15";
+    std::string want = reduce == "first"    ? "3"
+                       : reduce == "last"   ? "2"
+                       : reduce == "min"    ? "1.5"
+                       : reduce == "max"    ? "7"
+                       : reduce == "mean"   ? "3"
+                       : reduce == "median" ? "2"
+                                            : "15";
     EXPECT_EQ(r.Value()->text, want) << reduce;
   }
   ValueReducer words("str", "mean");

@@ -36,8 +36,7 @@ Result<double> ExtractPerf(const PerfSpec& spec, const CheckInput& in) {
   return ExtractPerf(spec, files);
 }
 
-Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& specs,
-                                                  OutputFiles& files) {
+Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& specs, OutputFiles& files) {
   std::vector<PerfValue> out;
   for (const auto& spec : specs) {
     Result<double> v = ExtractPerf(spec, files);
@@ -47,8 +46,7 @@ Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& s
   return out;
 }
 
-Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& specs,
-                                                  const CheckInput& in) {
+Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& specs, const CheckInput& in) {
   OutputFiles files(in);
   return ExtractPerformance(specs, files);
 }

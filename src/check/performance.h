@@ -30,9 +30,7 @@ Result<double> ExtractPerf(const PerfSpec& spec, const CheckInput& in);
 Result<double> ExtractPerf(const PerfSpec& spec, OutputFiles& files);
 
 // All variables in order, each streaming its file once; stops at the first error.
-Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& specs,
-                                                  const CheckInput& in);
-Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& specs,
-                                                  OutputFiles& files);
+Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& specs, const CheckInput& in);
+Result<std::vector<PerfValue>> ExtractPerformance(const std::vector<PerfSpec>& specs, OutputFiles& files);
 
 }  // namespace hb

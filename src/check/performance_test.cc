@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "util/test_temp_dir.h"
 #include "util/strings.h"
+#include "util/test_temp_dir.h"
 
 namespace hb {
 namespace {
@@ -45,7 +45,8 @@ TEST_F(PerformanceTest, EveryReduce) {
 }
 
 TEST_F(PerformanceTest, NoMatchNamesTheVariable) {
-  EXPECT_EQ(Extract(Var("triad", "Triad:\\s+(\\S+) GB/s")), "triad: pattern 'Triad:\\s+(\\S+) GB/s' not found in stdout");
+  EXPECT_EQ(Extract(Var("triad", "Triad:\\s+(\\S+) GB/s")),
+            "triad: pattern 'Triad:\\s+(\\S+) GB/s' not found in stdout");
 }
 
 TEST_F(PerformanceTest, OtherFilesAndNamedGroups) {

@@ -62,8 +62,8 @@ std::string Measured(const std::string& name, double value, const std::string& u
 }
 
 // Why `value` is outside [lower, upper] of `ref`.
-std::string FailureMessage(const std::string& name, double value, const std::string& unit,
-                           const Reference& ref, const ReferenceBounds& b) {
+std::string FailureMessage(const std::string& name, double value, const std::string& unit, const Reference& ref,
+                           const ReferenceBounds& b) {
   std::string head = Measured(name, value, unit);
   std::string tail = " reference " + FormatNumber(ref.value);
   if (std::isnan(value)) return head + " is not a number (" + tail.substr(1) + ")";

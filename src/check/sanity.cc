@@ -22,8 +22,7 @@ Status EvaluateExitCode(const SanitySpec& s, int exit_code) {
   if (std::find(s.exit_codes.begin(), s.exit_codes.end(), exit_code) != s.exit_codes.end()) {
     return Status::OK();
   }
-  std::string want = s.exit_codes.size() == 1 ? std::to_string(s.exit_codes[0])
-                                              : "one of " + JoinCodes(s.exit_codes);
+  std::string want = s.exit_codes.size() == 1 ? std::to_string(s.exit_codes[0]) : "one of " + JoinCodes(s.exit_codes);
   return Status::Error("exit code " + std::to_string(exit_code) + " is not " + want);
 }
 
@@ -48,8 +47,8 @@ Status EvaluatePattern(const SanitySpec& s, const Regex& re, const OutputFiles& 
   if (!found.ok()) return found.status();
   if (!s.count_checks.empty()) {
     double n = static_cast<double>(found->count);
-    Status st = CheckComparisons({std::to_string(found->count), n}, s.count_checks,
-                                 "count of '" + s.pattern + "' in " + s.in);
+    Status st =
+        CheckComparisons({std::to_string(found->count), n}, s.count_checks, "count of '" + s.pattern + "' in " + s.in);
     if (!st.ok()) return st;
     if (found->count == 0 && s.value_checks.empty()) return Status::OK();
   }
@@ -72,15 +71,14 @@ bool HasExitCodeSpec(const std::vector<SanitySpec>& specs) {
 }
 
 // Checks what a pattern-based spec of either kind shares.
-Status ValidateExtraction(const std::string& pattern, const std::string& group,
-                          const std::string& reduce, const std::vector<Comparison>& checks) {
+Status ValidateExtraction(const std::string& pattern, const std::string& group, const std::string& reduce,
+                          const std::vector<Comparison>& checks) {
   Result<Regex> re = Regex::Compile(pattern);
   if (!re.ok()) return re.status();
   Result<int> g = re->ResolveGroup(group);
   if (!g.ok()) return g.status();
   if (!IsReduce(reduce)) {
-    return Status::Error("reduce must be one of first, last, min, max, mean, median, sum, got '" +
-                         reduce + "'");
+    return Status::Error("reduce must be one of first, last, min, max, mean, median, sum, got '" + reduce + "'");
   }
   for (const auto& c : checks) {
     if (!IsComparisonOp(c.op)) {

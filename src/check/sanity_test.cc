@@ -80,7 +80,8 @@ TEST_F(SanityTest, PatternMustBeFound) {
 TEST_F(SanityTest, NotPatternNamesTheFirstOffendingLine) {
   EXPECT_EQ(Eval({NotFound("FATAL", "stderr")}), "ok");
   EXPECT_EQ(Eval({NotFound("ERROR", "stderr")}), "pattern 'ERROR' found in stderr (line 12: \"ERROR: bad\")");
-  EXPECT_EQ(Eval({NotFound("^STREAM", "stdout")}), "pattern '^STREAM' found in stdout (line 1: \"STREAM version 5.10\")");
+  EXPECT_EQ(Eval({NotFound("^STREAM", "stdout")}),
+            "pattern '^STREAM' found in stdout (line 1: \"STREAM version 5.10\")");
 }
 
 // A not_pattern whose search PCRE2 abandons must not pass (issue 16, item 3).
@@ -93,13 +94,12 @@ TEST_F(SanityTest, ARegexThatGivesUpFailsTheCheck) {
   EXPECT_NE(Eval({NotFound("^(a+)+$|ERROR", "stdout")}), "ok");  // the default limit finds line 2
 }
 
-TEST_F(SanityTest, CaretMatchesAtLineStartsLikeReframe) {
-  EXPECT_EQ(Eval({Found("^Solution Validates$")}), "ok");
-}
+TEST_F(SanityTest, CaretMatchesAtLineStartsLikeReframe) { EXPECT_EQ(Eval({Found("^Solution Validates$")}), "ok"); }
 
 TEST_F(SanityTest, ValueChecks) {
   EXPECT_EQ(Eval({Value("wrong: (\\d+)", "1", "int", {{"eq", "2"}})}), "ok");
-  EXPECT_EQ(Eval({Value("wrong: (\\d+)", "1", "int", {{"eq", "0"}})}), "'wrong: (\\d+)' group 1 in stdout: 2 is not eq 0");
+  EXPECT_EQ(Eval({Value("wrong: (\\d+)", "1", "int", {{"eq", "0"}})}),
+            "'wrong: (\\d+)' group 1 in stdout: 2 is not eq 0");
   EXPECT_EQ(Eval({Value("Triad: (?P<bw>\\S+)", "bw", "float", {{"gt", "1100"}}, "max")}), "ok");
   EXPECT_EQ(Eval({Value("Triad: (?P<bw>\\S+)", "bw", "float", {{"gt", "1100"}})}),
             "'Triad: (?P<bw>\\S+)' group bw in stdout: 1000.5 is not gt 1100");
@@ -110,7 +110,8 @@ TEST_F(SanityTest, ValueChecks) {
 }
 
 TEST_F(SanityTest, ValueCheckOnAMissingPatternFailsAsNotFound) {
-  EXPECT_EQ(Eval({Value("missing: (\\d+)", "1", "int", {{"eq", "0"}})}), "pattern 'missing: (\\d+)' not found in stdout");
+  EXPECT_EQ(Eval({Value("missing: (\\d+)", "1", "int", {{"eq", "0"}})}),
+            "pattern 'missing: (\\d+)' not found in stdout");
 }
 
 TEST_F(SanityTest, ConversionErrors) {
@@ -172,7 +173,8 @@ TEST(SanityValidate, Fields) {
             "reduce must be one of first, last, min, max, mean, median, sum, got 'avg'");
   EXPECT_EQ(ValidateSanitySpec(Value("a", "", "int", {{"equals", "1"}})).message(),
             "unknown comparison 'equals' (use eq, ne, lt, le, gt, ge)");
-  EXPECT_EQ(ValidateSanitySpec(Count("a", {{"ge", "many"}})).message(), "count must be compared with a number, got 'many'");
+  EXPECT_EQ(ValidateSanitySpec(Count("a", {{"ge", "many"}})).message(),
+            "count must be compared with a number, got 'many'");
   EXPECT_EQ(ValidateSanitySpec(ExitCodes({})).message(), "exit_code needs at least one code");
   SanitySpec np = NotFound("a", "stderr");
   np.count_checks = {{"eq", "1"}};

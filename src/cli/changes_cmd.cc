@@ -79,33 +79,34 @@ int ResultsChanges(Store& store, const StoreQuery& q, const ResultsCommandOption
               {"changes", list}};
     std::printf("%s\n", JsonText(j, 2).c_str());
   } else {
-    std::vector<std::vector<std::string>> rows = {
-        {"CASE", "SYSTEM", "ENVIRON", "VARIABLE", "FROM SESSION", "#", "BEFORE", "AFTER", "CHANGE", "P", "VERDICT",
-         "FOUND BY"}};
+    std::vector<std::vector<std::string>> rows = {{"CASE", "SYSTEM", "ENVIRON", "VARIABLE", "FROM SESSION", "#",
+                                                   "BEFORE", "AFTER", "CHANGE", "P", "VERDICT", "FOUND BY"}};
     for (const auto& c : changes) {
       const PerfSeriesKey& k = t.series[c.series];
       std::string unit = k.unit.empty() ? "" : " " + k.unit;
-      rows.push_back({k.display_name.empty() ? k.name : k.display_name, k.system + ":" + k.partition, k.environ,
-                      k.var, t.sessions[c.session].session_id, std::to_string(c.index),
-                      FormatNumber(c.before, 4) + unit, FormatNumber(c.after, 4) + unit, Pct(c.change_pct),
-                      PText(c.p), c.regression ? "regression" : "improvement", c.method});
+      rows.push_back({k.display_name.empty() ? k.name : k.display_name, k.system + ":" + k.partition, k.environ, k.var,
+                      t.sessions[c.session].session_id, std::to_string(c.index), FormatNumber(c.before, 4) + unit,
+                      FormatNumber(c.after, 4) + unit, Pct(c.change_pct), PText(c.p),
+                      c.regression ? "regression" : "improvement", c.method});
     }
-    if (rows.size() > 1) std::printf("%s\n", TextTable(rows, {false, false, false, false, false, true, true, true,
-                                                              true, true, false, false})
-                                                 .c_str());
+    if (rows.size() > 1)
+      std::printf(
+          "%s\n",
+          TextTable(rows, {false, false, false, false, false, true, true, true, true, true, false, false}).c_str());
     size_t regressions = 0;
     for (const auto& c : changes) regressions += c.regression;
-    std::printf("%zu change%s in %zu value series (%zu regression%s): change points of the per-session medians, "
-                "and the last %d sessions against the ones before\n",
-                changes.size(), changes.size() == 1 ? "" : "s", t.series.size(), regressions,
-                regressions == 1 ? "" : "s", co.recent);
+    std::printf(
+        "%zu change%s in %zu value series (%zu regression%s): change points of the per-session medians, "
+        "and the last %d sessions against the ones before\n",
+        changes.size(), changes.size() == 1 ? "" : "s", t.series.size(), regressions, regressions == 1 ? "" : "s",
+        co.recent);
     for (const auto& c : changes) {
       if (!gated(c)) continue;
       const PerfSeriesKey& k = t.series[c.series];
       std::printf("REGRESSION: %s on %s:%s (%s) %s: %s since session %s (p = %s, %s)\n",
                   (k.display_name.empty() ? k.name : k.display_name).c_str(), k.system.c_str(), k.partition.c_str(),
-                  k.environ.c_str(), k.var.c_str(), Pct(c.change_pct).c_str(),
-                  t.sessions[c.session].session_id.c_str(), PText(c.p).c_str(), c.method.c_str());
+                  k.environ.c_str(), k.var.c_str(), Pct(c.change_pct).c_str(), t.sessions[c.session].session_id.c_str(),
+                  PText(c.p).c_str(), c.method.c_str());
     }
   }
   return failing ? 1 : 0;

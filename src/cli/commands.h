@@ -19,20 +19,20 @@ namespace hb {
 struct RunCommandOptions {
   SessionOptions session;
   ExecOptions exec;
-  std::string report_file;   // --report-file ("" = <prefix>/reports/run-<session>.json)
-  std::string junit_file;    // --report-junit
-  std::string perflog_dir;   // --perflog-dir ("" = config's or <prefix>/perflogs)
-  std::string restore_report;  // --restore-session
-  bool failed_only = false;    // --failed
-  std::string distribute;      // --distribute[=STATE]: node state ("" = off)
-  std::string kubeconfig;      // --kubeconfig (Kubernetes partitions)
-  bool keep_failed_jobs = false;  // --keep-failed-jobs (Kubernetes partitions)
-  std::string store;              // --store ("" = HETBENCH_STORE, configuration, default)
-  bool no_store = false;          // --no-store
-  std::string color = "auto";     // --color: auto | always | never (and NO_COLOR)
+  std::string report_file;          // --report-file ("" = <prefix>/reports/run-<session>.json)
+  std::string junit_file;           // --report-junit
+  std::string perflog_dir;          // --perflog-dir ("" = config's or <prefix>/perflogs)
+  std::string restore_report;       // --restore-session
+  bool failed_only = false;         // --failed
+  std::string distribute;           // --distribute[=STATE]: node state ("" = off)
+  std::string kubeconfig;           // --kubeconfig (Kubernetes partitions)
+  bool keep_failed_jobs = false;    // --keep-failed-jobs (Kubernetes partitions)
+  std::string store;                // --store ("" = HETBENCH_STORE, configuration, default)
+  bool no_store = false;            // --no-store
+  std::string color = "auto";       // --color: auto | always | never (and NO_COLOR)
   bool performance_report = false;  // --performance-report: previous stored values in the table
-  std::string ci_generate;        // --ci-generate FILE: write a GitLab child pipeline, run nothing
-  std::string mode;               // --mode (carried into --ci-generate jobs)
+  std::string ci_generate;          // --ci-generate FILE: write a GitLab child pipeline, run nothing
+  std::string mode;                 // --mode (carried into --ci-generate jobs)
   std::vector<std::string> argv;
 };
 

@@ -84,9 +84,7 @@ bool IsChange(const CompareRow& r) { return r.verdict == "worse" || r.verdict ==
 
 Json RowJson(const PerfTable& t, const CompareRow& r) {
   const PerfSeriesKey& k = t.series[r.series];
-  auto side = [](double v, size_t n) {
-    return Json{{"value", std::isnan(v) ? Json(nullptr) : Json(v)}, {"count", n}};
-  };
+  auto side = [](double v, size_t n) { return Json{{"value", std::isnan(v) ? Json(nullptr) : Json(v)}, {"count", n}}; };
   Json j = {{"test", k.name},
             {"case", CaseLabel(k)},
             {"system", k.system},
@@ -192,26 +190,39 @@ int CompareCommand(const CompareCommandOptions& o) {
               {"regressions", regs}};
     std::printf("%s\n", JsonText(j, 2).c_str());
   } else if (o.format == "csv") {
-    std::printf("test,case,system,partition,environ,variable,unit,base,base_count,target,target_count,diff_pct,"
-                "shift_pct,ci_low_pct,ci_high_pct,cv_base_pct,cv_target_pct,p,significant,verdict\n");
+    std::printf(
+        "test,case,system,partition,environ,variable,unit,base,base_count,target,target_count,diff_pct,"
+        "shift_pct,ci_low_pct,ci_high_pct,cv_base_pct,cv_target_pct,p,significant,verdict\n");
     for (const auto* r : shown) {
       const PerfSeriesKey& k = table->series[r->series];
-      std::vector<std::string> f = {k.name, CaseLabel(k), k.system, k.partition, k.environ, k.var, k.unit,
+      std::vector<std::string> f = {k.name,
+                                    CaseLabel(k),
+                                    k.system,
+                                    k.partition,
+                                    k.environ,
+                                    k.var,
+                                    k.unit,
                                     std::isnan(r->base_value) ? "" : FormatNumber(r->base_value),
                                     std::to_string(r->base.size()),
                                     std::isnan(r->target_value) ? "" : FormatNumber(r->target_value),
                                     std::to_string(r->target.size()),
-                                    CsvNumber(r->diff_pct), CsvNumber(r->shift_pct), CsvNumber(r->ci_low_pct),
-                                    CsvNumber(r->ci_high_pct), CsvNumber(r->cv_base_pct),
-                                    CsvNumber(r->cv_target_pct), r->test ? FormatNumber(r->test->p) : "", r->significant ? "true" : "false",
+                                    CsvNumber(r->diff_pct),
+                                    CsvNumber(r->shift_pct),
+                                    CsvNumber(r->ci_low_pct),
+                                    CsvNumber(r->ci_high_pct),
+                                    CsvNumber(r->cv_base_pct),
+                                    CsvNumber(r->cv_target_pct),
+                                    r->test ? FormatNumber(r->test->p) : "",
+                                    r->significant ? "true" : "false",
                                     r->verdict};
       for (auto& x : f) x = CsvField(x);
       std::printf("%s\n", Join(f, ",").c_str());
     }
   } else {
-    std::printf("Comparing %s (base) with %s (target): %s of each side; Mann-Whitney U, p < %g, with at least %d "
-                "values a side; CHANGE is the Hodges-Lehmann shift with its 95%% interval\n\n",
-                o.base.c_str(), o.target.c_str(), co.aggregate.name.c_str(), co.alpha, co.min_samples);
+    std::printf(
+        "Comparing %s (base) with %s (target): %s of each side; Mann-Whitney U, p < %g, with at least %d "
+        "values a side; CHANGE is the Hodges-Lehmann shift with its 95%% interval\n\n",
+        o.base.c_str(), o.target.c_str(), co.aggregate.name.c_str(), co.alpha, co.min_samples);
     std::vector<std::vector<std::string>> rows = {{"CASE", "SYSTEM", "ENVIRON", "VARIABLE", "BASE", "TARGET", "DIFF",
                                                    "CHANGE [95% CI]", "CV", "N", "P", "VERDICT"}};
     for (const auto* r : shown) {
@@ -219,12 +230,12 @@ int CompareCommand(const CompareCommandOptions& o) {
       rows.push_back({CaseLabel(k), k.system + ":" + k.partition, k.environ,
                       k.var + (r->lower_is_better ? " (lower is better)" : ""), Num(r->base_value, k.unit),
                       Num(r->target_value, k.unit), Pct(r->diff_pct), Change(*r), Cvs(*r),
-                      std::to_string(r->base.size()) + "/" + std::to_string(r->target.size()), PValue(*r),
-                      r->verdict});
+                      std::to_string(r->base.size()) + "/" + std::to_string(r->target.size()), PValue(*r), r->verdict});
     }
     if (rows.size() > 1)
-      std::printf("%s\n", TextTable(rows, {false, false, false, false, true, true, true, true, true, true, true, false})
-                              .c_str());
+      std::printf(
+          "%s\n",
+          TextTable(rows, {false, false, false, false, true, true, true, true, true, true, true, false}).c_str());
     std::vector<std::string> parts;
     for (const char* v : kVerdicts)
       if (counts.count(v) && counts[v]) parts.push_back(std::to_string(counts[v]) + " " + v);
@@ -232,8 +243,9 @@ int CompareCommand(const CompareCommandOptions& o) {
                 Join(parts, ", ").c_str(),
                 o.changes_only ? (" (" + std::to_string(shown.size()) + " changes shown)").c_str() : "");
     if (cmp->rows.empty())
-      std::printf("No performance values in both selections; check the filters (hetbench results cases) and the "
-                  "selections.\n");
+      std::printf(
+          "No performance values in both selections; check the filters (hetbench results cases) and the "
+          "selections.\n");
     for (const auto* r : regressions) {
       const PerfSeriesKey& k = table->series[r->series];
       std::printf("REGRESSION: %s on %s:%s (%s) %s: %s -> %s (change %s, p = %s) reaches a slowdown of %g%%\n",
@@ -243,10 +255,11 @@ int CompareCommand(const CompareCommandOptions& o) {
     }
     for (const auto* r : below) {
       const PerfSeriesKey& k = table->series[r->series];
-      std::printf("note: %s on %s:%s (%s) %s is significantly worse (%s), but its interval does not reach %g%%: "
-                  "not a regression for the gate\n",
-                  CaseLabel(k).c_str(), k.system.c_str(), k.partition.c_str(), k.environ.c_str(), k.var.c_str(),
-                  Change(*r).c_str(), o.fail_on_regression);
+      std::printf(
+          "note: %s on %s:%s (%s) %s is significantly worse (%s), but its interval does not reach %g%%: "
+          "not a regression for the gate\n",
+          CaseLabel(k).c_str(), k.system.c_str(), k.partition.c_str(), k.environ.c_str(), k.var.c_str(),
+          Change(*r).c_str(), o.fail_on_regression);
     }
     if (untested_fails)
       std::printf("UNTESTED: %d series could not be tested (--fail-on-untested)\n", counts["untested"]);

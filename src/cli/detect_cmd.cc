@@ -60,8 +60,8 @@ std::vector<Detected> Topologies(const DetectCommandOptions& o, const SiteConfig
   std::vector<std::string> files;
   std::vector<bool> queued;  // out[i] waits for a detection job
   for (const Partition* p : parts) {
-    auto where = TopologyFile(TopologyPrefix(cfg.SectionFor("general", sys.name, p->name), ProcessEnv),
-                              sys.name, p->name);
+    auto where =
+        TopologyFile(TopologyPrefix(cfg.SectionFor("general", sys.name, p->name), ProcessEnv), sys.name, p->name);
     out.push_back({sys.name + ":" + p->name, Status::Error("not detected")});
     files.push_back(where.ok() ? *where : "");
     queued.push_back(false);
@@ -86,9 +86,8 @@ std::vector<Detected> Topologies(const DetectCommandOptions& o, const SiteConfig
   job.exe = o.exe;
   job.job_options = o.job_options;
   job.time_limit_s = o.time_limit_s;
-  DetectOutcome detected = DetectPartitions(cfg, targets, job, [](const std::string& line) {
-    std::fprintf(stderr, "%s\n", line.c_str());
-  });
+  DetectOutcome detected =
+      DetectPartitions(cfg, targets, job, [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
   *interrupted = detected.interrupt_signal;
   size_t next = 0;
   for (size_t i = 0; i < out.size(); ++i) {
@@ -96,8 +95,11 @@ std::vector<Detected> Topologies(const DetectCommandOptions& o, const SiteConfig
     out[i].topology = std::move(detected.results[next++]);
     if (!out[i].topology.ok()) continue;
     Status st = WriteTopologyFile(files[i], *out[i].topology);
-    if (st.ok()) std::fprintf(stderr, "hetbench: partition '%s': cached in %s\n", out[i].name.c_str(), files[i].c_str());
-    else std::fprintf(stderr, "hetbench: warning: partition '%s': not cached: %s\n", out[i].name.c_str(), st.str().c_str());
+    if (st.ok())
+      std::fprintf(stderr, "hetbench: partition '%s': cached in %s\n", out[i].name.c_str(), files[i].c_str());
+    else
+      std::fprintf(stderr, "hetbench: warning: partition '%s': not cached: %s\n", out[i].name.c_str(),
+                   st.str().c_str());
   }
   return out;
 }
@@ -109,8 +111,10 @@ int DetectRemote(const DetectCommandOptions& o) {
   if (!sel.ok()) return Error(sel.status().str(), 2);
   const System& sys = *sel->first;
   std::vector<const Partition*> parts;
-  if (sel->second) parts.push_back(sel->second);
-  else for (const auto& p : sys.partitions) parts.push_back(&p);
+  if (sel->second)
+    parts.push_back(sel->second);
+  else
+    for (const auto& p : sys.partitions) parts.push_back(&p);
 
   int interrupted = 0;
   std::vector<Detected> found = Topologies(o, *cfg, sys, parts, &interrupted);
@@ -122,9 +126,12 @@ int DetectRemote(const DetectCommandOptions& o) {
       rc = Error(d.topology.status().str(), 1);
       continue;
     }
-    if (found.size() == 1) text = Render(o, *d.topology);
-    else if (o.json) all[d.name] = TopologyToJson(*d.topology);
-    else text += "# " + d.name + "\n" + Render(o, *d.topology) + "\n";
+    if (found.size() == 1)
+      text = Render(o, *d.topology);
+    else if (o.json)
+      all[d.name] = TopologyToJson(*d.topology);
+    else
+      text += "# " + d.name + "\n" + Render(o, *d.topology) + "\n";
   }
   if (found.size() > 1 && o.json) text = all.dump(2) + "\n";
   if (!text.empty() && Emit(o, text) != 0) return 2;

@@ -26,10 +26,14 @@ std::string CaseLine(const TestCase& c) {
 // Python's json.dumps of a Value.
 nlohmann::json ValueJson(const Value& v) {
   switch (v.type()) {
-    case Value::Type::kInt: return v.as_int();
-    case Value::Type::kFloat: return v.as_float();
-    case Value::Type::kBool: return v.as_bool();
-    case Value::Type::kStr: return v.as_str();
+    case Value::Type::kInt:
+      return v.as_int();
+    case Value::Type::kFloat:
+      return v.as_float();
+    case Value::Type::kBool:
+      return v.as_bool();
+    case Value::Type::kStr:
+      return v.as_str();
   }
   return nullptr;
 }
@@ -77,7 +81,8 @@ void PrintDetails(const TestCase& c, const std::vector<TestCase>& all, std::stri
   if (!s.tags.empty()) *out += "    tags: " + Join(s.tags, ", ") + "\n";
   if (!s.maintainers.empty()) *out += "    maintainers: " + Join(s.maintainers, ", ") + "\n";
   *out += "    id: " + c.id + "\n";
-  *out += "    executable: " + s.executable + (s.executable_opts.empty() ? "" : " " + Join(s.executable_opts, " ")) + "\n";
+  *out +=
+      "    executable: " + s.executable + (s.executable_opts.empty() ? "" : " " + Join(s.executable_opts, " ")) + "\n";
   if (!s.build.type.empty()) *out += "    build system: " + s.build.type + "\n";
   *out += "    num_tasks: " + std::to_string(s.num_tasks);
   if (s.num_tasks_per_node) *out += ", num_tasks_per_node: " + std::to_string(s.num_tasks_per_node);

@@ -52,9 +52,10 @@ void AddSelection(CLI::App* app, hb::SessionOptions* s) {
                   "Select cases for which EXPR is true; EXPR reads parameters, variables, num_tasks, "
                   "num_gpus_per_node, system, partition, environ... as placeholders do: -E 'num_gpus > 4'")
       ->type_name("EXPR");
-  app->add_flag("-v,--verbose", s->verbosity,
-                "Say why hetbench does what it does (configuration, system, files, filters; -vv: every job state change and "
-                "scheduler command with its exit status and time); repeatable")
+  app->add_flag(
+         "-v,--verbose", s->verbosity,
+         "Say why hetbench does what it does (configuration, system, files, filters; -vv: every job state change and "
+         "scheduler command with its exit status and time); repeatable")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app->add_flag("--allow-empty", s->allow_empty,
                 "Exit 0 when the options select no case (by default that is an error, exit 2)");
@@ -141,8 +142,9 @@ void AddResultFilters(CLI::App* app, hb::ResultsCommandOptions* o) {
       ->type_name("REGEX");
   app->add_option("--system", o->system, "Cases that ran on system SYS (or its partition PART)")
       ->type_name("SYS[:PART]");
-  app->add_option("--since", o->since, "Started at or after WHEN: a date (2024-05-01, 2024-05-01T12:30, "
-                                       "with Z or +02:00 for a zone) or an age (7d, 24h, 30m)")
+  app->add_option("--since", o->since,
+                  "Started at or after WHEN: a date (2024-05-01, 2024-05-01T12:30, "
+                  "with Z or +02:00 for a zone) or an age (7d, 24h, 30m)")
       ->type_name("WHEN");
   app->add_option("--until", o->until, "Started before WHEN (as --since)")->type_name("WHEN");
   app->add_option("--session", o->session, "Only session ID (or a unique prefix of it)")->type_name("ID");
@@ -160,45 +162,62 @@ const char* kResultsFooter =
     "Every `hetbench run` adds its session to the store unless given --no-store.";
 
 CLI::App* AddResults(CLI::App& app, hb::ResultsCommandOptions* o) {
-  CLI::App* results = app.add_subcommand("results", "Query the results store of past runs, export it, import "
-                                                    "ReFrame perflogs and results databases");
+  CLI::App* results = app.add_subcommand("results",
+                                         "Query the results store of past runs, export it, import "
+                                         "ReFrame perflogs and results databases");
   results->footer(kResultsFooter);
   results->require_subcommand(1);
   results->fallthrough();
   results->add_option("--store", o->store, kStoreHelp)->type_name("PATH");
-  results->add_option("-C,--config-file", o->config_files,
-                      "Site configuration whose `storage` section names the store (default: HETBENCH_CONFIG_FILES)")
+  results
+      ->add_option("-C,--config-file", o->config_files,
+                   "Site configuration whose `storage` section names the store (default: HETBENCH_CONFIG_FILES)")
       ->type_name("FILE");
   AddResultFilters(results->add_subcommand("sessions", "List the stored sessions (a table)"), o);
   AddResultFilters(results->add_subcommand("cases", "List the stored test cases with their performance values"), o);
   results->add_subcommand("show", "Show one session: its details, cases, failures and performance values")
-      ->add_option("session", o->args, "Session id or unique prefix")->required()->expected(1)->type_name("SESSION");
+      ->add_option("session", o->args, "Session id or unique prefix")
+      ->required()
+      ->expected(1)
+      ->type_name("SESSION");
   results->add_subcommand("delete", "Delete sessions (with their cases and values)")
-      ->add_option("sessions", o->args, "Session ids or unique prefixes")->required()->type_name("SESSION...");
-  CLI::App* exp = results->add_subcommand("export", "Export the cases (one row per performance value) as CSV or "
-                                                    "JSON with a header");
+      ->add_option("sessions", o->args, "Session ids or unique prefixes")
+      ->required()
+      ->type_name("SESSION...");
+  CLI::App* exp = results->add_subcommand("export",
+                                          "Export the cases (one row per performance value) as CSV or "
+                                          "JSON with a header");
   AddResultFilters(exp, o);
-  auto* csv = exp->add_flag_callback("--csv", [o] { o->format = "csv"; }, "CSV with a header row");
-  auto* json = exp->add_flag_callback("--json", [o] { o->format = "json"; },
-                                      "JSON: {\"schema\": \"hetbench-results-export\", \"schema_version\": 1, "
-                                      "\"sessions\": [{\"session\", \"cases\"}]} as in the run report");
+  auto* csv = exp->add_flag_callback(
+      "--csv", [o] { o->format = "csv"; }, "CSV with a header row");
+  auto* json = exp->add_flag_callback(
+      "--json", [o] { o->format = "json"; },
+      "JSON: {\"schema\": \"hetbench-results-export\", \"schema_version\": 1, "
+      "\"sessions\": [{\"session\", \"cases\"}]} as in the run report");
   csv->excludes(json);
   exp->add_option("-o,--output", o->output, "Write to FILE instead of standard output")->type_name("FILE");
   CLI::App* changes = results->add_subcommand(
-      "changes", "Where each value series moved to a new level: change points of its history and a shift of its "
-                 "last sessions, each a regression or an improvement");
+      "changes",
+      "Where each value series moved to a new level: change points of its history and a shift of its "
+      "last sessions, each a regression or an improvement");
   AddResultFilters(changes, o);
-  changes->add_flag_callback("--json", [o] { o->format = "json"; },
-                             "JSON: {\"schema\": \"hetbench-changes\", \"changes\": [...]}");
-  changes->add_option("--fail-on-regression", o->fail_on_regression,
-                      "Exit 1 when a regression of at least PCT percent is found")
+  changes->add_flag_callback(
+      "--json", [o] { o->format = "json"; }, "JSON: {\"schema\": \"hetbench-changes\", \"changes\": [...]}");
+  changes
+      ->add_option("--fail-on-regression", o->fail_on_regression,
+                   "Exit 1 when a regression of at least PCT percent is found")
       ->type_name("PCT");
-  changes->add_option("--recent", o->recent,
-                      "Sessions at the end tested against the ones before (default 5; docs/results.md)")
+  changes
+      ->add_option("--recent", o->recent,
+                   "Sessions at the end tested against the ones before (default 5; docs/results.md)")
       ->type_name("K");
-  results->add_subcommand("import", "Import ReFrame perflogs (files or folders), a ReFrame results.db, or "
-                                    "ReFrame or hetbench run reports (JSON)")
-      ->add_option("paths", o->args, "Files or folders")->required()->type_name("PATH...");
+  results
+      ->add_subcommand("import",
+                       "Import ReFrame perflogs (files or folders), a ReFrame results.db, or "
+                       "ReFrame or hetbench run reports (JSON)")
+      ->add_option("paths", o->args, "Files or folders")
+      ->required()
+      ->type_name("PATH...");
   return results;
 }
 
@@ -235,8 +254,9 @@ void AddStoreFilters(CLI::App* app, hb::ResultsCommandOptions* o) {
 }
 
 CLI::App* AddCompare(CLI::App& app, hb::CompareCommandOptions* o) {
-  CLI::App* c = app.add_subcommand("compare", "Compare the performance of two selections of stored runs, with a "
-                                              "significance test; gate CI on regressions");
+  CLI::App* c = app.add_subcommand("compare",
+                                   "Compare the performance of two selections of stored runs, with a "
+                                   "significance test; gate CI on regressions");
   c->footer(kCompareFooter);
   c->add_option("base", o->base, "The runs to compare against")->required()->type_name("BASE");
   c->add_option("target", o->target, "The runs to judge")->required()->type_name("TARGET");
@@ -249,22 +269,24 @@ CLI::App* AddCompare(CLI::App& app, hb::CompareCommandOptions* o) {
                 "Exit 1 when a series is significantly worse and the 95% interval of its change reaches a "
                 "slowdown of PCT percent")
       ->type_name("PCT");
-  c->add_flag("--fail-on-untested", o->fail_on_untested,
-              "Exit 1 also when a series has too few values to be tested");
+  c->add_flag("--fail-on-untested", o->fail_on_untested, "Exit 1 also when a series has too few values to be tested");
   c->add_flag("--changes-only", o->changes_only, "List only the series that got significantly better or worse");
   c->add_option("--lower-is-better", o->lower_is_better, "Variables matching REGEX are better when smaller")
       ->type_name("REGEX");
   c->add_option("--higher-is-better", o->higher_is_better, "Variables matching REGEX are better when larger")
       ->type_name("REGEX");
   auto* fmt = c->add_option_group("format");
-  fmt->add_flag_callback("--csv", [o] { o->format = "csv"; }, "Write CSV instead of a table");
-  fmt->add_flag_callback("--json", [o] { o->format = "json"; }, "Write JSON instead of a table");
+  fmt->add_flag_callback(
+      "--csv", [o] { o->format = "csv"; }, "Write CSV instead of a table");
+  fmt->add_flag_callback(
+      "--json", [o] { o->format = "json"; }, "Write JSON instead of a table");
   return c;
 }
 
 CLI::App* AddReport(CLI::App& app, hb::ReportCommandOptions* o) {
-  CLI::App* r = app.add_subcommand("report", "Write a self-contained HTML report of stored runs: summary, failures, "
-                                             "references, history with change points, ML time breakdown, scaling");
+  CLI::App* r = app.add_subcommand("report",
+                                   "Write a self-contained HTML report of stored runs: summary, failures, "
+                                   "references, history with change points, ML time breakdown, scaling");
   r->footer(
       "Examples:\n"
       "  hetbench report -o report.html                         the whole store\n"
@@ -277,14 +299,14 @@ CLI::App* AddReport(CLI::App& app, hb::ReportCommandOptions* o) {
   r->add_option("--cv-limit", o->cv_limit,
                 "Highlight run-to-run variability above PCT percent (coefficient of variation; default 5)")
       ->type_name("PCT");
-  r->add_option("--max-points", o->max_points, "Latest values drawn per history chart (default 500)")
-      ->type_name("N");
+  r->add_option("--max-points", o->max_points, "Latest values drawn per history chart (default 500)")->type_name("N");
   return r;
 }
 
 CLI::App* AddDetect(CLI::App& app, hb::DetectCommandOptions* o) {
-  CLI::App* d = app.add_subcommand("detect", "Print the processor and devices of this host, or of a partition's "
-                                             "compute nodes, as YAML for a partition");
+  CLI::App* d = app.add_subcommand("detect",
+                                   "Print the processor and devices of this host, or of a partition's "
+                                   "compute nodes, as YAML for a partition");
   d->footer(
       "Examples:\n"
       "  hetbench detect                                   this host\n"
@@ -370,8 +392,9 @@ int Main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "Run the selected test cases and check their results");
   AddSelection(run, &run_opts.session);
   AddConfig(run, &run_opts.session, &mode);
-  run->add_option("--exec-policy", policy, "async: run cases concurrently up to each partition's max_jobs; "
-                                            "serial: one at a time")
+  run->add_option("--exec-policy", policy,
+                  "async: run cases concurrently up to each partition's max_jobs; "
+                  "serial: one at a time")
       ->check(CLI::IsMember({"async", "serial"}));
   run->add_option("--max-retries", run_opts.exec.max_retries, "Retry a failing case up to N times")
       ->check(CLI::NonNegativeNumber);
@@ -384,11 +407,13 @@ int Main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run->add_flag("--dry-run", run_opts.exec.dry_run, "Write the job scripts without running anything");
   run->add_flag("--keep-stage-files", run_opts.exec.keep_stage_files, "Keep stage folders of passing cases");
-  run->add_flag("--skip-sanity-check", run_opts.exec.skip_sanity, "Do not run the sanity checks (a case's exit "
+  run->add_flag("--skip-sanity-check", run_opts.exec.skip_sanity,
+                "Do not run the sanity checks (a case's exit "
                 "code still counts)");
   run->add_flag("--skip-performance-check", run_opts.exec.skip_performance,
                 "Skip the performance stage: no values extracted, none compared with references or logged");
-  run->add_option("-J,--job-option", run_opts.exec.job_options, "Pass OPT to the scheduler (repeatable): '-x ...' and '#...' as written, "
+  run->add_option("-J,--job-option", run_opts.exec.job_options,
+                  "Pass OPT to the scheduler (repeatable): '-x ...' and '#...' as written, "
                   "key=value as --key=value, k=value as -k value")
       ->type_name("OPT")
       ->allow_extra_args(false);
@@ -396,7 +421,8 @@ int Main(int argc, char** argv) {
                   "Write the JSON run report here (default: PREFIX/reports/run-SESSION.json)")
       ->type_name("FILE");
   run->add_option("--report-junit", run_opts.junit_file, "Also write a JUnit XML report")->type_name("FILE");
-  run->add_option("--perflog-dir", run_opts.perflog_dir, "Folder for the perflogs of every filelog handler (default: each handler's basedir, "
+  run->add_option("--perflog-dir", run_opts.perflog_dir,
+                  "Folder for the perflogs of every filelog handler (default: each handler's basedir, "
                   "under PREFIX when relative; without handlers PREFIX/perflogs)")
       ->type_name("DIR");
   run->add_option("--restore-session", run_opts.restore_report, "Re-run the cases of an earlier run report")
@@ -454,9 +480,10 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "hetbench: error: %s\nRun with --help for more information.\n", e.what());
     return 2;
   }
-  if (*list) return hb::ListCommand(list_opts, describe ? hb::ListFormat::kDescribe
-                                                        : details ? hb::ListFormat::kDetails
-                                                                  : hb::ListFormat::kNames);
+  if (*list)
+    return hb::ListCommand(list_opts, describe  ? hb::ListFormat::kDescribe
+                                      : details ? hb::ListFormat::kDetails
+                                                : hb::ListFormat::kNames);
   if (*run) {
     if (run_opts.failed_only && run_opts.restore_report.empty()) {
       std::fprintf(stderr, "hetbench: error: --failed needs --restore-session REPORT\n");

@@ -69,9 +69,8 @@ int ReportCommand(const ReportCommandOptions& o) {
                            [&](const StoredSession& x) { return x.info.session_id == session; });
     if (it != sessions->end()) std::rotate(it, it + 1, sessions->end());
     const auto& ts = in.table.sessions;
-    std::erase_if(in.table.points, [&](const PerfPoint& p) {
-      return later(ts[p.session].session_id, ts[p.session].start_time);
-    });
+    std::erase_if(in.table.points,
+                  [&](const PerfPoint& p) { return later(ts[p.session].session_id, ts[p.session].start_time); });
   }
   in.sessions = std::move(*sessions);
   if (!in.sessions.empty()) {
@@ -92,8 +91,8 @@ int ReportCommand(const ReportCommandOptions& o) {
   in.cv_limit_pct = o.cv_limit;
   std::string html = RenderReport(in);
   if (Status st = WriteFileAtomic(o.output, html); !st.ok()) return Fail(st);
-  std::printf("Wrote %s (%zu sessions, %zu value series, %zu values; %.1f MiB)\n", o.output.c_str(),
-              in.sessions.size(), in.table.series.size(), in.table.points.size(), html.size() / 1048576.0);
+  std::printf("Wrote %s (%zu sessions, %zu value series, %zu values; %.1f MiB)\n", o.output.c_str(), in.sessions.size(),
+              in.table.series.size(), in.table.points.size(), html.size() / 1048576.0);
   return 0;
 }
 

@@ -65,9 +65,12 @@ std::string Duration(double start, double end) {
   if (start <= 0 || end < start) return "-";
   double s = end - start;
   char buf[32];
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.1fs", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600, static_cast<int>(s) / 60 % 60);
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%.1fs", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600, static_cast<int>(s) / 60 % 60);
   return buf;
 }
 
@@ -180,11 +183,28 @@ std::string ExportCsv(const std::vector<StoredCase>& cases) {
     const CaseResult& c = sc.c;
     Json params = Json::object();
     for (const auto& [k, v] : c.parameters) params[k] = v;
-    std::vector<std::string> row = {sc.session_id, c.id, c.name, c.display_name, JsonText(params), Join(c.tags, " "),
-                                    c.system, c.partition, c.environ, c.result, c.fail_stage, c.fail_reason,
-                                    std::to_string(c.repetition), std::to_string(c.attempt), Num(c.start_time),
-                                    Num(c.end_time), c.job_id, std::to_string(c.exit_code), Join(c.nodelist, " "),
-                                    std::to_string(c.num_tasks), c.file, sc.file_sha256};
+    std::vector<std::string> row = {sc.session_id,
+                                    c.id,
+                                    c.name,
+                                    c.display_name,
+                                    JsonText(params),
+                                    Join(c.tags, " "),
+                                    c.system,
+                                    c.partition,
+                                    c.environ,
+                                    c.result,
+                                    c.fail_stage,
+                                    c.fail_reason,
+                                    std::to_string(c.repetition),
+                                    std::to_string(c.attempt),
+                                    Num(c.start_time),
+                                    Num(c.end_time),
+                                    c.job_id,
+                                    std::to_string(c.exit_code),
+                                    Join(c.nodelist, " "),
+                                    std::to_string(c.num_tasks),
+                                    c.file,
+                                    sc.file_sha256};
     std::vector<std::vector<std::string>> perf;
     for (const auto& p : c.perf) {
       const auto& r = p.reference;
@@ -223,8 +243,8 @@ std::string ExportJson(Store& store, const std::vector<StoredCase>& cases) {
     for (size_t i = 0; i < doc["cases"].size(); ++i) doc["cases"][i]["file_sha256"] = sha[id][i];
     sessions.push_back({{"session", doc["session"]}, {"cases", doc["cases"]}});
   }
-  Json out = {{"schema", "hetbench-results-export"}, {"schema_version", 1}, {"store", store.path()},
-              {"sessions", sessions}};
+  Json out = {
+      {"schema", "hetbench-results-export"}, {"schema_version", 1}, {"store", store.path()}, {"sessions", sessions}};
   return JsonText(out, 2) + "\n";
 }
 

@@ -47,8 +47,7 @@ PerflogHandlerOptions PerflogOptions(const RunCommandOptions& o, const Session& 
 // run report holds them (and `hetbench results import` takes it later).
 std::string StoreSession(const RunCommandOptions& o, const Session& s, const SessionInfo& info,
                          const std::vector<CaseResult>& results, Console* console, bool* failed) {
-  StoreLocation where =
-      LocateStore(o.store, o.no_store, s.config.SectionFor("storage", s.system_name), ProcessEnv);
+  StoreLocation where = LocateStore(o.store, o.no_store, s.config.SectionFor("storage", s.system_name), ProcessEnv);
   if (!where.enabled) return "";
   StoreOptions opts;
   opts.busy_timeout_s = where.busy_timeout_s;
@@ -108,10 +107,11 @@ void NoteInvalidUtf8(const SessionInfo& info, const std::vector<CaseResult>& res
                                ": not UTF-8, written with U+FFFD: " + Join(fields, ", "));
   }
   if (cases == 0 && session_fields.empty()) return;
-  console->Note("hetbench: note: " +
-                (cases ? std::to_string(cases) + (cases == 1 ? " case has" : " cases have") : std::string("the session has")) +
-                " text that is not UTF-8; the report and the store have it with U+FFFD in its place, and list the "
-                "fields in `utf8_replaced` (the output files keep the bytes)");
+  console->Note(
+      "hetbench: note: " +
+      (cases ? std::to_string(cases) + (cases == 1 ? " case has" : " cases have") : std::string("the session has")) +
+      " text that is not UTF-8; the report and the store have it with U+FFFD in its place, and list the "
+      "fields in `utf8_replaced` (the output files keep the bytes)");
 }
 
 // How long the end of a run waits for perflog records still being sent.
@@ -217,12 +217,10 @@ int RunCommand(RunCommandOptions o) {
   Executor executor(session, o.exec, &console);
   Status ready = executor.Prepare();
   if (!ready.ok()) return Fail(ready);
-  console.SessionStart("hetbench " + info.version + ": session " + session.id + " on system '" +
-                           session.system_name + "' (partitions: " + Join(session.partition_names, ", ") +
-                           "), prefix " + session.prefix,
+  console.SessionStart("hetbench " + info.version + ": session " + session.id + " on system '" + session.system_name +
+                           "' (partitions: " + Join(session.partition_names, ", ") + "), prefix " + session.prefix,
                        session.cases.size() * static_cast<size_t>(std::max(1, o.exec.repeat)));
   if (session.cases.empty()) console.Note("hetbench: no test case matches the selection");
-
 
   executor.on_case_end = [&](const CaseResult& r) {
     if (o.exec.dry_run) return;
@@ -241,8 +239,8 @@ int RunCommand(RunCommandOptions o) {
   info.exit_code = executor.interrupted() ? 130 : (failed ? 1 : 0);
 
   NoteInvalidUtf8(info, results, &console);
-  std::string report = o.report_file.empty() ? JoinPath(session.prefix, "reports/run-" + session.id + ".json")
-                                             : AbsPath(o.report_file);
+  std::string report =
+      o.report_file.empty() ? JoinPath(session.prefix, "reports/run-" + session.id + ".json") : AbsPath(o.report_file);
   // A record that cannot be written (report, JUnit, store) is exit status
   // 3, unless the run already says 1 (a case failed) or 130 (interrupted).
   bool unwritten = false;
@@ -260,8 +258,10 @@ int RunCommand(RunCommandOptions o) {
   if (o.performance_report) console.SetPreviousValues(PreviousFromStore(o, session, info, results, &console));
   std::string stored = o.exec.dry_run ? "" : StoreSession(o, session, info, results, &console, &unwritten);
   console.Summary(results, executor.interrupted());
-  if (st.ok()) std::printf("Run report: %s\n", report.c_str());
-  else std::printf("Run report: not written (%s)\n", st.message().c_str());
+  if (st.ok())
+    std::printf("Run report: %s\n", report.c_str());
+  else
+    std::printf("Run report: not written (%s)\n", st.message().c_str());
   std::vector<std::string> perflog_dirs = (*handlers)->FilelogDirs();
   if (!o.exec.dry_run && !results.empty() && !perflog_dirs.empty())
     std::printf("Perflogs:   %s\n", Join(perflog_dirs, ", ").c_str());

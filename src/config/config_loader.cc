@@ -8,9 +8,9 @@
 
 #include "config/config_parse.h"
 #include "config/detect.h"
-#include "util/regex.h"
 #include "util/fs.h"
 #include "util/json_field.h"
+#include "util/regex.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
 
@@ -180,8 +180,8 @@ Result<std::pair<const System*, const Partition*>> FindSpec(const SiteConfig& cf
   if (const Partition* part = sys->FindPartition(partname)) return std::make_pair(sys, part);
   std::vector<std::string> parts;
   for (const auto& p : sys->partitions) parts.push_back(p.name);
-  return Status::Error("system '" + sysname + "' has no partition '" + partname + "'" +
-                       DidYouMean(partname, parts) + " (it has: " + Join(parts, ", ") + ")");
+  return Status::Error("system '" + sysname + "' has no partition '" + partname + "'" + DidYouMean(partname, parts) +
+                       " (it has: " + Join(parts, ", ") + ")");
 }
 
 // Why no definition of environment `name` applies: where the ones of that
@@ -222,11 +222,14 @@ std::vector<std::string> GenericFeatures(const std::vector<Device>& devices) {
 }
 
 nlohmann::json GenericConfigJson(const Processor& processor, const std::vector<Device>& devices) {
-  int max_jobs = processor.num_cpus > 0 ? processor.num_cpus
-                                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  nlohmann::json part = {{"name", kGenericPartition},           {"descr", "The local host"},
-                         {"scheduler", "local"},      {"launcher", "local"},
-                         {"environs", nlohmann::json::array({"builtin"})}, {"max_jobs", max_jobs}};
+  int max_jobs =
+      processor.num_cpus > 0 ? processor.num_cpus : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  nlohmann::json part = {{"name", kGenericPartition},
+                         {"descr", "The local host"},
+                         {"scheduler", "local"},
+                         {"launcher", "local"},
+                         {"environs", nlohmann::json::array({"builtin"})},
+                         {"max_jobs", max_jobs}};
   if (auto features = GenericFeatures(devices); !features.empty()) part["features"] = features;
   if (!processor.arch.empty() || processor.num_cpus > 0) part["processor"] = ProcessorToJson(processor);
   if (!devices.empty()) part["devices"] = DevicesToJson(devices);
@@ -285,8 +288,7 @@ SiteConfig GenericConfig(const Processor& processor, const std::vector<Device>& 
   std::string text = ConfigToYaml(GenericConfigJson(processor, devices));
   Result<SiteConfig> cfg = LoadSiteConfigSources({{"<builtin>", text}}, JinjaContext());
   if (!cfg.ok()) {  // a bug in hetbench, not a user's error
-    std::fprintf(stderr, "hetbench: bad embedded configuration: %s\n%s", cfg.status().str().c_str(),
-                 text.c_str());
+    std::fprintf(stderr, "hetbench: bad embedded configuration: %s\n%s", cfg.status().str().c_str(), text.c_str());
     std::abort();
   }
   cfg->files.clear();

@@ -38,8 +38,7 @@ struct ConfigSource {
 Result<SiteConfig> LoadSiteConfig(const std::vector<std::string>& files);
 Result<SiteConfig> LoadSiteConfig(const std::vector<std::string>& files, const JinjaContext& ctx);
 // The same from texts already in memory.
-Result<SiteConfig> LoadSiteConfigSources(const std::vector<ConfigSource>& sources,
-                                         const JinjaContext& ctx);
+Result<SiteConfig> LoadSiteConfigSources(const std::vector<ConfigSource>& sources, const JinjaContext& ctx);
 
 // The files named by HETBENCH_CONFIG_FILES (colon-separated; empty
 // entries skipped); empty when it is unset.
@@ -63,8 +62,7 @@ SiteConfig GenericConfig(const Processor& processor, const std::vector<Device>& 
 // is chosen. Also checks, as ReFrame does, that every environment the
 // chosen partitions list is defined for them. The pointers point into
 // `cfg`.
-Result<std::pair<const System*, const Partition*>> SelectSystem(const SiteConfig& cfg,
-                                                                const std::string& spec,
+Result<std::pair<const System*, const Partition*>> SelectSystem(const SiteConfig& cfg, const std::string& spec,
                                                                 const std::string& hostname);
 
 }  // namespace hb

@@ -245,8 +245,9 @@ TEST(ConfigLoader, LaterFilesRefineEarlierOnes) {
 }
 
 TEST(ConfigLoader, LaterSystemsAreMatchedFirst) {
-  const char generic[] = "systems:\n  - name: generic\n    hostnames: ['.*']\n"
-                         "    partitions: [{name: default, scheduler: local, launcher: local}]\n";
+  const char generic[] =
+      "systems:\n  - name: generic\n    hostnames: ['.*']\n"
+      "    partitions: [{name: default, scheduler: local, launcher: local}]\n";
   SiteConfig cfg = LoadOk({{"base.yaml", generic}, {"cluster.yaml", kCluster}});
   auto chosen = SelectSystem(cfg, "", "login07");
   ASSERT_TRUE(chosen.ok()) << chosen.status().str();
@@ -284,12 +285,14 @@ TEST(ConfigLoader, SelectSystemBySpec) {
 }
 
 TEST(ConfigLoader, SelectSystemChecksEnvironmentsAreDefined) {
-  const char text[] = "systems:\n  - name: c\n    hostnames: [c]\n    partitions:\n"
-                      "      - {name: p, scheduler: local, launcher: local, environs: [gnu]}\n"
-                      "environments:\n  - {name: gnu, target_systems: ['other']}\n";
+  const char text[] =
+      "systems:\n  - name: c\n    hostnames: [c]\n    partitions:\n"
+      "      - {name: p, scheduler: local, launcher: local, environs: [gnu]}\n"
+      "environments:\n  - {name: gnu, target_systems: ['other']}\n";
   SiteConfig cfg = LoadOk({{"c.yaml", text}});
-  EXPECT_EQ(SelectSystem(cfg, "c", "").status().str(),
-            "c.yaml:5:9: partition 'c:p' lists environment 'gnu', which is not defined for it (its target_systems: other)");
+  EXPECT_EQ(
+      SelectSystem(cfg, "c", "").status().str(),
+      "c.yaml:5:9: partition 'c:p' lists environment 'gnu', which is not defined for it (its target_systems: other)");
   cfg.environments.clear();
   EXPECT_EQ(SelectSystem(cfg, "c:p", "").status().str(),
             "c.yaml:5:9: partition 'c:p' lists environment 'gnu', which is not defined for it");
@@ -306,16 +309,18 @@ TEST(ConfigLoader, RejectsWhatItCannotRead) {
   EXPECT_EQ(multi.status().str(),
             "two.yaml:3:1: a configuration file holds one YAML document, but this one has more ('---')");
   auto py = LoadSiteConfigSources({{"settings.py", "site_configuration = {}\n"}}, TestContext());
-  EXPECT_EQ(py.status().str(), "settings.py: Python configuration files are not supported; hetbench reads "
-                               "ReFrame's YAML (and JSON) configuration files");
+  EXPECT_EQ(py.status().str(),
+            "settings.py: Python configuration files are not supported; hetbench reads "
+            "ReFrame's YAML (and JSON) configuration files");
   auto yaml = LoadSiteConfigSources({{"broken.yaml", "systems: [\n"}}, TestContext());
   EXPECT_EQ(yaml.status().mark().file, "broken.yaml");
   EXPECT_FALSE(LoadSiteConfig({"/nonexistent/hb.yaml"}).ok());
 }
 
 TEST(ConfigLoader, NumbersWhereReframeWantsStringsDoNotCrash) {
-  SiteConfig cfg = LoadOk({{"m.yaml", "modes:\n  - {name: 2024, options: [-J, 5, 1.5, true]}\n"
-                                      "  - {name: 2024, options: [-x], target_systems: [7]}\n"}});
+  SiteConfig cfg = LoadOk({{"m.yaml",
+                            "modes:\n  - {name: 2024, options: [-J, 5, 1.5, true]}\n"
+                            "  - {name: 2024, options: [-x], target_systems: [7]}\n"}});
   EXPECT_EQ(cfg.modes["2024"], std::vector<std::string>({"-J", "5", "1.5", "true"}));
   EXPECT_EQ(cfg.FindMode("2024", "7"), std::vector<std::string>({"-x"}));
 }

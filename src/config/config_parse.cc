@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <map>
 #include <regex>
@@ -25,21 +25,19 @@ namespace {
 const std::map<std::string, std::vector<std::string>>& KnownKeys() {
   static const std::map<std::string, std::vector<std::string>> keys = {
       {"system",
-       {"name", "descr", "hostnames", "max_local_jobs", "modules_system", "modules", "env_vars",
-        "variables", "prefix", "stagedir", "outputdir", "resourcesdir", "partitions",
-        "sched_options"}},
-      {"partition",
-       {"name", "descr", "scheduler", "launcher", "access", "environs", "container_runtime",
-        "container_platforms", "modules", "env_vars", "variables", "time_limit", "max_jobs",
-        "prepare_cmds", "processor", "devices", "features", "extras", "resources",
-        "sched_options"}},
+       {"name", "descr", "hostnames", "max_local_jobs", "modules_system", "modules", "env_vars", "variables", "prefix",
+        "stagedir", "outputdir", "resourcesdir", "partitions", "sched_options"}},
+      {"partition", {"name",     "descr",        "scheduler",         "launcher",
+                     "access",   "environs",     "container_runtime", "container_platforms",
+                     "modules",  "env_vars",     "variables",         "time_limit",
+                     "max_jobs", "prepare_cmds", "processor",         "devices",
+                     "features", "extras",       "resources",         "sched_options"}},
       {"environment",
-       {"name", "modules", "env_vars", "variables", "cc", "cxx", "ftn", "nvcc", "cppflags",
-        "cflags", "cxxflags", "fflags", "ldflags", "extras", "features", "target_systems",
-        "prepare_cmds", "resources"}},
+       {"name", "modules", "env_vars", "variables", "cc", "cxx", "ftn", "nvcc", "cppflags", "cflags", "cxxflags",
+        "fflags", "ldflags", "extras", "features", "target_systems", "prepare_cmds", "resources"}},
       {"processor",
-       {"arch", "vendor", "model", "platform", "num_cpus", "num_cpus_per_core",
-        "num_cpus_per_socket", "num_sockets", "topology"}},
+       {"arch", "vendor", "model", "platform", "num_cpus", "num_cpus_per_core", "num_cpus_per_socket", "num_sockets",
+        "topology"}},
       {"resource", {"name", "options"}},
       {"container_platform", {"type", "default", "modules", "env_vars", "variables"}},
       {"module", {"name", "collection", "path"}},
@@ -98,8 +96,7 @@ class Fields {
     for (const auto& kv : map_) {
       std::string key = kv.first.Scalar();
       if (std::find(known.begin(), known.end(), key) == known.end())
-        return Status::Error(MarkOf(kv.first, file_),
-                             "unknown key '" + key + "' in " + what_ + DidYouMean(key, known));
+        return Status::Error(MarkOf(kv.first, file_), "unknown key '" + key + "' in " + what_ + DidYouMean(key, known));
     }
     return Status::OK();
   }
@@ -144,7 +141,8 @@ Status Fields::Duration(const char* key, double* out) const {
   if (!secs)
     return Status::Error(MarkOf(n, file_), std::string(key) +
                                                ": expected a duration such as '30s', '10m', "
-                                               "'1h30m' or '2d', got " + YamlTypeName(n));
+                                               "'1h30m' or '2d', got " +
+                                               YamlTypeName(n));
   *out = *secs;
   return Status::OK();
 }
@@ -159,14 +157,13 @@ Status Fields::Env(EnvVars* out) const {
   if (n.IsMap()) {
     for (const auto& kv : n) {
       if (!kv.second.IsScalar() && !kv.second.IsNull())
-        return Status::Error(MarkOf(kv.second, file_), std::string(key) + ": the value of '" +
-                                                           kv.first.Scalar() + "' must be a scalar");
+        return Status::Error(MarkOf(kv.second, file_),
+                             std::string(key) + ": the value of '" + kv.first.Scalar() + "' must be a scalar");
       out->emplace_back(kv.first.Scalar(), kv.second.IsScalar() ? kv.second.Scalar() : "");
     }
     return Status::OK();
   }
-  if (!n.IsSequence())
-    return Status::Error(MarkOf(n, file_), expected + " or a mapping, got " + YamlTypeName(n));
+  if (!n.IsSequence()) return Status::Error(MarkOf(n, file_), expected + " or a mapping, got " + YamlTypeName(n));
   for (const auto& pair : n) {
     if (!pair.IsSequence() || pair.size() != 2 || !pair[0].IsScalar() || !pair[1].IsScalar())
       return Status::Error(MarkOf(pair, file_), expected + ", but an item is " + YamlTypeName(pair));
@@ -235,13 +232,11 @@ Status ForEachMap(const Fields& f, const char* key, const std::string& what, Eac
   YAML::Node list = f.Get(key);
   if (!list.IsDefined() || list.IsNull()) return Status::OK();
   if (!list.IsSequence())
-    return Status::Error(MarkOf(list, f.file()),
-                         std::string(key) + ": expected a list, got " + YamlTypeName(list));
+    return Status::Error(MarkOf(list, f.file()), std::string(key) + ": expected a list, got " + YamlTypeName(list));
   for (const auto& item : list) {
     if (!item.IsMap())
-      return Status::Error(MarkOf(item, f.file()), std::string(key) +
-                                                       ": expected a list of mappings, but an item is " +
-                                                       YamlTypeName(item));
+      return Status::Error(MarkOf(item, f.file()),
+                           std::string(key) + ": expected a list of mappings, but an item is " + YamlTypeName(item));
     Status s = each(Fields(item, f.file(), what));
     if (!s.ok()) return s;
   }
@@ -255,10 +250,9 @@ Status ParseProcessor(const Fields& parent, Processor* p) {
     return Status::Error(MarkOf(n, parent.file()), "processor: expected a mapping, got " + YamlTypeName(n));
   Fields f(n, parent.file(), "processor");
   Status s = FirstError({f.CheckKeys("processor"), f.Str("arch", &p->arch), f.Str("vendor", &p->vendor),
-                         f.Str("model", &p->model), f.Str("platform", &p->platform),
-                         f.Int("num_cpus", &p->num_cpus), f.Int("num_cpus_per_core", &p->num_cpus_per_core),
-                         f.Int("num_cpus_per_socket", &p->num_cpus_per_socket),
-                         f.Int("num_sockets", &p->num_sockets)});
+                         f.Str("model", &p->model), f.Str("platform", &p->platform), f.Int("num_cpus", &p->num_cpus),
+                         f.Int("num_cpus_per_core", &p->num_cpus_per_core),
+                         f.Int("num_cpus_per_socket", &p->num_cpus_per_socket), f.Int("num_sockets", &p->num_sockets)});
   if (s.ok() && f.Has("topology")) p->topology = YamlToJson(f.Get("topology"));
   return s;
 }
@@ -276,8 +270,8 @@ Status ParseDevices(const Fields& f, std::vector<Device>* out) {
 Status ParseResources(const Fields& f, std::vector<ResourceTemplate>* out) {
   return ForEachMap(f, "resources", "resource", [&](const Fields& r) {
     ResourceTemplate res;
-    Status s = FirstError({r.CheckKeys("resource"), RequireName(r, "resource", &res.name),
-                           r.List("options", &res.options)});
+    Status s =
+        FirstError({r.CheckKeys("resource"), RequireName(r, "resource", &res.name), r.List("options", &res.options)});
     out->push_back(res);
     return s;
   });
@@ -307,13 +301,14 @@ Status ParseContainerPlatforms(const Fields& f, Partition* p) {
     cp.mark = c.Mark();
     Status s = FirstError({c.CheckKeys("container_platform"), RequireKey(c, "type", "a container_platforms entry")});
     if (s.ok()) s = ContainerType(c.Get("type"), c.file(), "container_platforms: type", &cp.type);
-    if (s.ok() && c.Has("default")) s = Assign(YamlBool(c.Get("default"), c.file(), "container_platforms: default"), &cp.is_default);
+    if (s.ok() && c.Has("default"))
+      s = Assign(YamlBool(c.Get("default"), c.file(), "container_platforms: default"), &cp.is_default);
     if (s.ok()) s = FirstError({c.Modules(&cp.modules), c.Env(&cp.env_vars)});
     if (!s.ok()) return s;
     for (const auto& prev : p->container_platforms) {
       if (prev.type == cp.type)
-        return Status::Error(cp.mark, "container_platforms: '" + cp.type + "' is listed twice (first at " +
-                                          prev.mark.str() + ")");
+        return Status::Error(
+            cp.mark, "container_platforms: '" + cp.type + "' is listed twice (first at " + prev.mark.str() + ")");
       if (prev.is_default && cp.is_default)
         return Status::Error(cp.mark, "container_platforms: both '" + prev.type + "' and '" + cp.type +
                                           "' are marked default: true; mark one");
@@ -346,14 +341,26 @@ Result<Partition> ParsePartition(const Fields& unnamed, const std::string& syste
   if (!s.ok()) return s;
   std::string what = "partition '" + system + ":" + p.name + "'";
   Fields f = unnamed.Named(what);
-  s = FirstError({f.CheckKeys("partition"), RequireKey(f, "scheduler", what), RequireKey(f, "launcher", what),
-                  f.Str("descr", &p.descr), f.Str("scheduler", &p.scheduler), f.Str("launcher", &p.launcher),
-                  f.List("access", &p.access), f.List("launcher_options", &p.launcher_options), f.List("environs", &p.environs),
-                  f.List("features", &p.features), f.Modules(&p.modules),
-                  f.List("prepare_cmds", &p.prepare_cmds), f.Env(&p.env_vars), f.Int("max_jobs", &p.max_jobs),
-                  f.Duration("time_limit", &p.time_limit_s), f.Object("extras", &p.extras),
-                  f.Object("sched_options", &p.sched_options), ParseResources(f, &p.resources),
-                  ParseProcessor(f, &p.processor), ParseDevices(f, &p.devices),
+  s = FirstError({f.CheckKeys("partition"),
+                  RequireKey(f, "scheduler", what),
+                  RequireKey(f, "launcher", what),
+                  f.Str("descr", &p.descr),
+                  f.Str("scheduler", &p.scheduler),
+                  f.Str("launcher", &p.launcher),
+                  f.List("access", &p.access),
+                  f.List("launcher_options", &p.launcher_options),
+                  f.List("environs", &p.environs),
+                  f.List("features", &p.features),
+                  f.Modules(&p.modules),
+                  f.List("prepare_cmds", &p.prepare_cmds),
+                  f.Env(&p.env_vars),
+                  f.Int("max_jobs", &p.max_jobs),
+                  f.Duration("time_limit", &p.time_limit_s),
+                  f.Object("extras", &p.extras),
+                  f.Object("sched_options", &p.sched_options),
+                  ParseResources(f, &p.resources),
+                  ParseProcessor(f, &p.processor),
+                  ParseDevices(f, &p.devices),
                   ParseContainerPlatforms(f, &p)});
   if (!s.ok()) return s;
   // Aliases become the backend's own name here, once ("kubernetes" is
@@ -365,7 +372,8 @@ Result<Partition> ParsePartition(const Fields& unnamed, const std::string& syste
   // Checked when absent too: the ssh backend needs its hosts.
   if (backend.ok() && (*backend)->check_options) {
     JsonMarks marks;
-    nlohmann::json so = f.Has("sched_options") ? YamlToJson(f.Get("sched_options"), f.file(), &marks) : nlohmann::json();
+    nlohmann::json so =
+        f.Has("sched_options") ? YamlToJson(f.Get("sched_options"), f.file(), &marks) : nlohmann::json();
     Status st = (*backend)->check_options(JsonField(so, "sched_options", &marks));
     if (!st.ok()) return Status::Error(st.mark().known() ? st.mark() : f.Mark(), what + ": " + st.message());
   }
@@ -397,9 +405,9 @@ Status ParsePartitions(const Fields& f, System* sys) {
     Result<Partition> p = ParsePartition(pf, sys->name);
     if (!p.ok()) return p.status();
     if (const Partition* prev = sys->FindPartition(p->name))
-      return Status::Error(MarkOf(pf.Get("name"), f.file()),
-                           "partition '" + p->name + "' is defined twice in system '" + sys->name +
-                               "' (first at " + prev->mark.str() + ")");
+      return Status::Error(MarkOf(pf.Get("name"), f.file()), "partition '" + p->name +
+                                                                 "' is defined twice in system '" + sys->name +
+                                                                 "' (first at " + prev->mark.str() + ")");
     sys->partitions.push_back(std::move(p).value());
     return Status::OK();
   });
@@ -413,10 +421,9 @@ Result<System> ParseSystem(const Fields& unnamed) {
   std::string what = "system '" + sys.name + "'";
   Fields f = unnamed.Named(what);
   s = FirstError({f.CheckKeys("system"), RequireKey(f, "hostnames", what), f.Str("descr", &sys.descr),
-                  f.List("hostnames", &sys.hostnames), f.ModulesSystem(&sys.modules_system),
-                  f.Modules(&sys.modules), f.Env(&sys.env_vars), f.Str("prefix", &sys.prefix),
-                  f.Str("stagedir", &sys.stagedir), f.Str("outputdir", &sys.outputdir),
-                  f.Str("resourcesdir", &sys.resourcesdir)});
+                  f.List("hostnames", &sys.hostnames), f.ModulesSystem(&sys.modules_system), f.Modules(&sys.modules),
+                  f.Env(&sys.env_vars), f.Str("prefix", &sys.prefix), f.Str("stagedir", &sys.stagedir),
+                  f.Str("outputdir", &sys.outputdir), f.Str("resourcesdir", &sys.resourcesdir)});
   if (s.ok()) s = CheckHostnames(f);
   if (s.ok()) s = ParsePartitions(f, &sys);
   if (!s.ok()) return s;
@@ -430,10 +437,9 @@ Result<Environment> ParseEnvironment(const Fields& unnamed) {
   Status s = RequireName(unnamed, "environment", &e.name);
   if (!s.ok()) return s;
   Fields f = unnamed.Named("environment '" + e.name + "'");
-  s = FirstError({f.CheckKeys("environment"), f.List("target_systems", &e.target_systems),
-                  f.Str("cc", &e.cc), f.Str("cxx", &e.cxx), f.Str("ftn", &e.ftn), f.Str("nvcc", &e.nvcc),
-                  f.List("cppflags", &e.cppflags), f.List("cflags", &e.cflags),
-                  f.List("cxxflags", &e.cxxflags), f.List("fflags", &e.fflags),
+  s = FirstError({f.CheckKeys("environment"), f.List("target_systems", &e.target_systems), f.Str("cc", &e.cc),
+                  f.Str("cxx", &e.cxx), f.Str("ftn", &e.ftn), f.Str("nvcc", &e.nvcc), f.List("cppflags", &e.cppflags),
+                  f.List("cflags", &e.cflags), f.List("cxxflags", &e.cxxflags), f.List("fflags", &e.fflags),
                   f.List("ldflags", &e.ldflags), f.Modules(&e.modules), f.List("features", &e.features),
                   f.List("prepare_cmds", &e.prepare_cmds), f.Env(&e.env_vars), f.Str("image", &e.image),
                   f.Object("extras", &e.extras), f.Object("resources", &e.resources)});
@@ -449,9 +455,8 @@ Status ParseSystems(const YAML::Node& root, const std::string& file, ConfigFragm
     if (!sys.ok()) return sys.status();
     for (const auto& prev : out->systems)
       if (prev.name == sys->name)
-        return Status::Error(MarkOf(f.Get("name"), file), "system '" + sys->name +
-                                                              "' is defined twice (first at " +
-                                                              prev.mark.str() + ")");
+        return Status::Error(MarkOf(f.Get("name"), file),
+                             "system '" + sys->name + "' is defined twice (first at " + prev.mark.str() + ")");
     out->systems.push_back(std::move(sys).value());
     return Status::OK();
   });
@@ -500,8 +505,8 @@ Status CheckStorage(const Fields& f) {
   double seconds = 0;
   Status s = FirstError({f.Str("sqlite_db_file", &text), f.Duration("sqlite_conn_timeout", &seconds)});
   if (!s.ok() || !f.Has("enable") || YamlToJson(f.Get("enable")).is_boolean()) return s;
-  return Status::Error(MarkOf(f.Get("enable"), f.file()), "enable: expected true or false, got " +
-                                                              YamlTypeName(f.Get("enable")));
+  return Status::Error(MarkOf(f.Get("enable"), f.file()),
+                       "enable: expected true or false, got " + YamlTypeName(f.Get("enable")));
 }
 
 // logging: its handler lists are lists of mappings with a `type`, checked
@@ -535,15 +540,21 @@ Status CheckLoggingShape(const Fields& f) {
     if (!f.Has(key)) continue;
     YAML::Node list = f.Get(key);
     if (!list.IsSequence())
-      return Status::Error(MarkOf(list, f.file()), std::string(key) + ": expected a list of handlers such as "
-                                                   "[{type: filelog}], got " + YamlTypeName(list));
+      return Status::Error(MarkOf(list, f.file()), std::string(key) +
+                                                       ": expected a list of handlers such as "
+                                                       "[{type: filelog}], got " +
+                                                       YamlTypeName(list));
     for (const auto& h : list) {
       if (!h.IsMap() || !h["type"])
-        return Status::Error(MarkOf(h, f.file()), std::string(key) + ": each handler is a mapping with a 'type' "
-                                                  "(e.g. {type: filelog}), got " + YamlTypeName(h));
+        return Status::Error(MarkOf(h, f.file()), std::string(key) +
+                                                      ": each handler is a mapping with a 'type' "
+                                                      "(e.g. {type: filelog}), got " +
+                                                      YamlTypeName(h));
       if (!h["type"].IsScalar())
-        return Status::Error(MarkOf(h["type"], f.file()), std::string(key) + ": type: expected a handler name such "
-                                                          "as filelog, got " + YamlTypeName(h["type"]));
+        return Status::Error(MarkOf(h["type"], f.file()), std::string(key) +
+                                                              ": type: expected a handler name such "
+                                                              "as filelog, got " +
+                                                              YamlTypeName(h["type"]));
     }
   }
   return Status::OK();
@@ -575,10 +586,12 @@ Result<ConfigFragment> ParseConfigDocument(const YAML::Node& root, const std::st
   out.file = file;
   if (!root.IsDefined() || root.IsNull()) return out;
   if (!root.IsMap())
-    return Status::Error(MarkOf(root, file), "a configuration file must be a mapping of sections "
-                                             "(systems, environments, ...), got " + YamlTypeName(root));
-  Status s = FirstError({ParseSystems(root, file, &out), ParseEnvironments(root, file, &out),
-                         CheckModes(root, file), CheckScopedSections(root, file)});
+    return Status::Error(MarkOf(root, file),
+                         "a configuration file must be a mapping of sections "
+                         "(systems, environments, ...), got " +
+                             YamlTypeName(root));
+  Status s = FirstError({ParseSystems(root, file, &out), ParseEnvironments(root, file, &out), CheckModes(root, file),
+                         CheckScopedSections(root, file)});
   if (!s.ok()) return s;
   out.sections = YamlToJson(root);
   return out;

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include "config/site_config.h"
 #include "util/status.h"
@@ -26,8 +26,8 @@ namespace hb {
 // One configuration file, parsed.
 struct ConfigFragment {
   std::string file;
-  std::vector<System> systems;            // in file order
-  std::vector<Environment> environments;  // in file order
+  std::vector<System> systems;                         // in file order
+  std::vector<Environment> environments;               // in file order
   nlohmann::json sections = nlohmann::json::object();  // every top-level section as read
 };
 

@@ -114,8 +114,9 @@ TEST(ConfigParse, SchedOptionsAreCheckedAtLoadWithTheirPlace) {
   EXPECT_EQ(ErrorOf(slurm("{sched_access_in_submit: 1}")),
             "site.yaml:8:49: partition 'c:p': sched_options: 'sched_access_in_submit' must be true or false");
   std::string sge = ReplaceAll(slurm("{pe: ''}"), "scheduler: slurm", "scheduler: sge");
-  EXPECT_EQ(ErrorOf(sge),
-            "site.yaml:8:29: partition 'c:p': sched_options: 'pe' must be the name of a parallel environment (e.g. smp)");
+  EXPECT_EQ(
+      ErrorOf(sge),
+      "site.yaml:8:29: partition 'c:p': sched_options: 'pe' must be the name of a parallel environment (e.g. smp)");
 }
 
 // issue 16, item 2: names become folders, so none may lead elsewhere.
@@ -200,22 +201,23 @@ TEST(ConfigParse, UnknownKeysAreErrorsWithSuggestions) {
 }
 
 TEST(ConfigParse, ReframeKeysHetbenchIgnoresAreKeptInRaw) {
-  auto r = Parse("systems:\n"
-                 "  - name: c\n"
-                 "    hostnames: [x]\n"
-                 "    max_local_jobs: 4\n"
-                 "    sched_options: {job_submit_timeout: 30}\n"
-                 "    variables: [[A, '1']]\n"
-                 "    partitions:\n"
-                 "      - name: p\n"
-                 "        scheduler: slurm\n"
-                 "        launcher: srun\n"
-                 "        container_platforms: [{type: Sarus, modules: [sarus], default: true}]\n"
-                 "        container_runtime: null\n"
-                 "environments:\n"
-                 "  - name: e\n"
-                 "    resources: {gpu: {num_gpus_per_node: 2}}\n"
-                 "    modules: [{name: cuda, collection: false, path: /opt/mods}]\n");
+  auto r = Parse(
+      "systems:\n"
+      "  - name: c\n"
+      "    hostnames: [x]\n"
+      "    max_local_jobs: 4\n"
+      "    sched_options: {job_submit_timeout: 30}\n"
+      "    variables: [[A, '1']]\n"
+      "    partitions:\n"
+      "      - name: p\n"
+      "        scheduler: slurm\n"
+      "        launcher: srun\n"
+      "        container_platforms: [{type: Sarus, modules: [sarus], default: true}]\n"
+      "        container_runtime: null\n"
+      "environments:\n"
+      "  - name: e\n"
+      "    resources: {gpu: {num_gpus_per_node: 2}}\n"
+      "    modules: [{name: cuda, collection: false, path: /opt/mods}]\n");
   ASSERT_TRUE(r.ok()) << r.status().str();
   const System& sys = r->systems[0];
   EXPECT_EQ(sys.raw["max_local_jobs"], 4);
@@ -226,7 +228,7 @@ TEST(ConfigParse, ReframeKeysHetbenchIgnoresAreKeptInRaw) {
   EXPECT_TRUE(p.raw["container_runtime"].is_null());
   EXPECT_EQ(p.extras["scheduler"], "slurm");  // ReFrame 4.6+ default extras
   EXPECT_EQ(p.extras["launcher"], "srun");
-  EXPECT_FALSE(p.raw.contains("extras"));      // raw stays as read
+  EXPECT_FALSE(p.raw.contains("extras"));  // raw stays as read
   EXPECT_EQ(r->environments[0].modules,
             std::vector<ModuleSpec>({{.name = "cuda", .collection = false, .path = "/opt/mods"}}));
   EXPECT_EQ(r->environments[0].resources["gpu"]["num_gpus_per_node"], 2);
@@ -298,8 +300,8 @@ TEST(ConfigParse, ModuleEntriesOfEveryLevel) {
       "environments:\n  - name: e\n    modules: ['gcc/12', {name: mine, collection: true}]\n");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(r->systems[0].modules, std::vector<ModuleSpec>({{.name = "craype"}}));
-  EXPECT_EQ(r->systems[0].partitions[0].modules,
-            std::vector<ModuleSpec>({{.name = "PrgEnv-gnu", .swap = "PrgEnv-cray"}, {.name = "darshan", .unload = true}}));
+  EXPECT_EQ(r->systems[0].partitions[0].modules, std::vector<ModuleSpec>({{.name = "PrgEnv-gnu", .swap = "PrgEnv-cray"},
+                                                                          {.name = "darshan", .unload = true}}));
   EXPECT_EQ(r->environments[0].modules,
             std::vector<ModuleSpec>({{.name = "gcc/12"}, {.name = "mine", .collection = true}}));
   EXPECT_EQ(ErrorOf("environments:\n  - name: e\n    modules: [{name: x, swapp: y}]\n"),
@@ -325,12 +327,13 @@ namespace hb {
 namespace {
 
 TEST(ConfigParse, ContainerPlatforms) {
-  auto r = Parse(WithPartitionKeys("        container_platforms:\n"
-                                   "          - type: Apptainer\n"
-                                   "            modules: [apptainer/1.3]\n"
-                                   "            env_vars: [[APPTAINER_CACHEDIR, /tmp/cache]]\n"
-                                   "          - type: podman\n"
-                                   "            default: true\n"));
+  auto r =
+      Parse(WithPartitionKeys("        container_platforms:\n"
+                              "          - type: Apptainer\n"
+                              "            modules: [apptainer/1.3]\n"
+                              "            env_vars: [[APPTAINER_CACHEDIR, /tmp/cache]]\n"
+                              "          - type: podman\n"
+                              "            default: true\n"));
   ASSERT_TRUE(r.ok()) << r.status().str();
   const Partition& p = r->systems[0].partitions[0];
   ASSERT_EQ(p.container_platforms.size(), 2u);

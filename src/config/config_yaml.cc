@@ -66,14 +66,25 @@ void EmitString(YAML::Emitter& out, const std::string& s) {
 
 void Emit(YAML::Emitter& out, const nlohmann::json& v) {
   switch (v.type()) {
-    case nlohmann::json::value_t::object: return EmitMap(out, v);
-    case nlohmann::json::value_t::array: return EmitSeq(out, v);
-    case nlohmann::json::value_t::string: return EmitString(out, *JsonStringPtr(v));
-    case nlohmann::json::value_t::boolean: out << *JsonBool(v); return;
+    case nlohmann::json::value_t::object:
+      return EmitMap(out, v);
+    case nlohmann::json::value_t::array:
+      return EmitSeq(out, v);
+    case nlohmann::json::value_t::string:
+      return EmitString(out, *JsonStringPtr(v));
+    case nlohmann::json::value_t::boolean:
+      out << *JsonBool(v);
+      return;
     case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned: out << v.dump(); return;
-    case nlohmann::json::value_t::number_float: out << FloatText(*JsonNumber(v)); return;
-    default: out << YAML::Null; return;
+    case nlohmann::json::value_t::number_unsigned:
+      out << v.dump();
+      return;
+    case nlohmann::json::value_t::number_float:
+      out << FloatText(*JsonNumber(v));
+      return;
+    default:
+      out << YAML::Null;
+      return;
   }
 }
 

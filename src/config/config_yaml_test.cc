@@ -23,8 +23,8 @@ TEST(ConfigYaml, PlainScalarsAreTypedAsPyYamlTypesThem) {
 }
 
 TEST(ConfigYaml, YamlToJsonKeepsTypes) {
-  YAML::Node n = YAML::Load(
-      "a: 8\nb: '8'\nc: yes\nd: ~\ne:\nf: ''\ng: [1, x, 2.5]\nh: {k: null}\ni: !!str 12\nj: \"true\"\n");
+  YAML::Node n =
+      YAML::Load("a: 8\nb: '8'\nc: yes\nd: ~\ne:\nf: ''\ng: [1, x, 2.5]\nh: {k: null}\ni: !!str 12\nj: \"true\"\n");
   json j = YamlToJson(n);
   EXPECT_EQ(j["a"], json(8));
   EXPECT_TRUE(j["a"].is_number_integer());

@@ -41,8 +41,8 @@ std::map<std::string, std::string> CpuinfoFields(const std::string& cpuinfo) {
 
 int CountProcessors(const std::string& cpuinfo) {
   static const std::regex kProc(R"((^|\n)processor\s*:)");
-  return static_cast<int>(std::distance(std::sregex_iterator(cpuinfo.begin(), cpuinfo.end(), kProc),
-                                        std::sregex_iterator()));
+  return static_cast<int>(
+      std::distance(std::sregex_iterator(cpuinfo.begin(), cpuinfo.end(), kProc), std::sregex_iterator()));
 }
 
 long Number(const std::map<std::string, std::string>& f, const std::string& key) {
@@ -98,7 +98,7 @@ std::string IntelArch(const std::set<std::string>& flags) {
 
 std::string ArmArch(long implementer, long part) {
   static const std::map<std::pair<long, long>, std::string> kParts = {
-      {{0x41, 0xd08}, "cortex_a72"}, {{0x41, 0xd0c}, "neoverse_n1"}, {{0x41, 0xd40}, "neoverse_v1"},
+      {{0x41, 0xd08}, "cortex_a72"},  {{0x41, 0xd0c}, "neoverse_n1"}, {{0x41, 0xd40}, "neoverse_v1"},
       {{0x41, 0xd49}, "neoverse_n2"}, {{0x41, 0xd4f}, "neoverse_v2"}, {{0x46, 0x001}, "a64fx"},
   };
   auto it = kParts.find({implementer, part});
@@ -107,8 +107,8 @@ std::string ArmArch(long implementer, long part) {
 }
 
 std::string ArmVendor(long implementer) {
-  static const std::map<long, std::string> kVendors = {
-      {0x41, "ARM"}, {0x46, "Fujitsu"}, {0x48, "HiSilicon"}, {0x4e, "NVIDIA"}, {0x51, "Qualcomm"}, {0x61, "Apple"}};
+  static const std::map<long, std::string> kVendors = {{0x41, "ARM"},    {0x46, "Fujitsu"},  {0x48, "HiSilicon"},
+                                                       {0x4e, "NVIDIA"}, {0x51, "Qualcomm"}, {0x61, "Apple"}};
   auto it = kVendors.find(implementer);
   return it == kVendors.end() ? "" : it->second;
 }
@@ -206,8 +206,11 @@ nlohmann::json Caches(const std::vector<fs::path>& cpus) {
   }
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [k, sets] : caches)
-    out.push_back({{"type", "L" + std::to_string(k.level)}, {"size", k.size}, {"linesize", k.linesize},
-                   {"associativity", k.associativity}, {"num_cpus", k.num_cpus},
+    out.push_back({{"type", "L" + std::to_string(k.level)},
+                   {"size", k.size},
+                   {"linesize", k.linesize},
+                   {"associativity", k.associativity},
+                   {"num_cpus", k.num_cpus},
                    {"cpusets", std::vector<std::string>(sets.begin(), sets.end())}});
   return out;
 }
@@ -227,8 +230,8 @@ bool FillTopology(const fs::path& sys, Processor* p) {
   p->num_sockets = static_cast<int>(sockets.size());
   p->num_cpus_per_socket = sockets.empty() ? 0 : p->num_cpus / p->num_sockets;
   auto list = [](const std::set<std::string>& s) { return std::vector<std::string>(s.begin(), s.end()); };
-  p->topology = {{"numa_nodes", list(nodes)}, {"sockets", list(sockets)}, {"cores", list(cores)},
-                 {"caches", Caches(cpus)}};
+  p->topology = {
+      {"numa_nodes", list(nodes)}, {"sockets", list(sockets)}, {"cores", list(cores)}, {"caches", Caches(cpus)}};
   return true;
 }
 
@@ -290,8 +293,7 @@ std::string GuessCpuArch(const std::string& cpuinfo, const std::string& machine)
     static const std::regex kPower(R"(POWER(\d+))");
     std::smatch m;
     std::string cpu = Field(f, "cpu");
-    if (std::regex_search(cpu, m, kPower))
-      return "power" + m[1].str() + (machine == "ppc64le" ? "le" : "");
+    if (std::regex_search(cpu, m, kPower)) return "power" + m[1].str() + (machine == "ppc64le" ? "le" : "");
   }
   return machine;
 }
@@ -358,7 +360,10 @@ std::vector<Device> ParseRocmSmi(const std::string& out) {
   std::vector<Device> devices;
   for (const auto& gpu : gpus) {
     const auto& info = gpu.second;
-    auto get = [&](const char* k) { auto it = info.find(k); return it == info.end() ? "" : it->second; };
+    auto get = [&](const char* k) {
+      auto it = info.find(k);
+      return it == info.end() ? "" : it->second;
+    };
     std::string model = get("card series");
     if (model.empty()) model = get("marketing name");
     if (model.empty()) model = get("card model");
@@ -387,11 +392,13 @@ std::vector<Device> DetectDevices() { return DetectDevices(SystemCommandRunner()
 
 nlohmann::json ProcessorToJson(const Processor& p) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, v] : {std::pair{"arch", p.arch}, {"vendor", p.vendor}, {"model", p.model},
-                             {"platform", p.platform}})
+  for (const auto& [k, v] :
+       {std::pair{"arch", p.arch}, {"vendor", p.vendor}, {"model", p.model}, {"platform", p.platform}})
     if (!v.empty()) j[k] = v;
-  for (const auto& [k, v] : {std::pair{"num_cpus", p.num_cpus}, {"num_cpus_per_core", p.num_cpus_per_core},
-                             {"num_cpus_per_socket", p.num_cpus_per_socket}, {"num_sockets", p.num_sockets}})
+  for (const auto& [k, v] : {std::pair{"num_cpus", p.num_cpus},
+                             {"num_cpus_per_core", p.num_cpus_per_core},
+                             {"num_cpus_per_socket", p.num_cpus_per_socket},
+                             {"num_sockets", p.num_sockets}})
     if (v > 0) j[k] = v;
   if (!p.topology.is_null()) j["topology"] = p.topology;
   return j;
@@ -412,14 +419,16 @@ Result<Processor> ProcessorFromJson(const nlohmann::json& j) {
   if (!j.is_object()) return Status::Error("processor: expected an object, got " + std::string(j.type_name()));
   Processor p;
   JsonField f(j, "processor");
-  for (auto [key, field] : {std::pair{"arch", &p.arch}, {"vendor", &p.vendor}, {"model", &p.model},
-                            {"platform", &p.platform}}) {
+  for (auto [key, field] :
+       {std::pair{"arch", &p.arch}, {"vendor", &p.vendor}, {"model", &p.model}, {"platform", &p.platform}}) {
     auto v = f[key].String(*field);
     if (!v.ok()) return v.status();
     *field = *v;
   }
-  for (auto [key, field] : {std::pair{"num_cpus", &p.num_cpus}, {"num_cpus_per_core", &p.num_cpus_per_core},
-                            {"num_cpus_per_socket", &p.num_cpus_per_socket}, {"num_sockets", &p.num_sockets}}) {
+  for (auto [key, field] : {std::pair{"num_cpus", &p.num_cpus},
+                            {"num_cpus_per_core", &p.num_cpus_per_core},
+                            {"num_cpus_per_socket", &p.num_cpus_per_socket},
+                            {"num_sockets", &p.num_sockets}}) {
     auto v = f[key].IntOr(*field, 0, INT_MAX);
     if (!v.ok()) return v.status();
     *field = static_cast<int>(*v);

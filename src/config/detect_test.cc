@@ -31,7 +31,13 @@ void WriteFakeSysfs(const TempDir& dir) {
     std::string base = "cpu/cpu" + std::to_string(cpu) + "/";
     dir.Write(base + "topology/core_cpus", Hex8(core_mask) + "\n");
     dir.Write(base + "topology/package_cpus", Hex8(socket_mask) + "\n");
-    struct Cache { const char* level; const char* type; const char* size; int sets; int mask; };
+    struct Cache {
+      const char* level;
+      const char* type;
+      const char* size;
+      int sets;
+      int mask;
+    };
     const Cache caches[] = {{"1", "Data", "32K", 64, core_mask},
                             {"1", "Instruction", "32K", 64, core_mask},
                             {"2", "Unified", "1024K", 2048, core_mask},
@@ -93,8 +99,8 @@ TEST(Detect, WithoutSysfsCountsProcessorsOfCpuinfo) {
 
 TEST(Detect, GuessCpuArch) {
   auto amd = [](int family, int model, const std::string& flags) {
-    return "vendor_id : AuthenticAMD\ncpu family : " + std::to_string(family) +
-           "\nmodel : " + std::to_string(model) + "\nflags : " + flags + "\n";
+    return "vendor_id : AuthenticAMD\ncpu family : " + std::to_string(family) + "\nmodel : " + std::to_string(model) +
+           "\nflags : " + flags + "\n";
   };
   EXPECT_EQ(GuessCpuArch(amd(23, 49, "avx2"), "x86_64"), "zen2");
   EXPECT_EQ(GuessCpuArch(amd(25, 1, "avx2 fma"), "x86_64"), "zen3");
@@ -111,8 +117,8 @@ TEST(Detect, GuessCpuArch) {
 }
 
 TEST(Detect, ArmVendorAndModel) {
-  Processor p = DetectProcessorFrom("processor : 0\nCPU implementer : 0x41\nCPU part : 0xd4f\n", "aarch64",
-                                    "/nonexistent");
+  Processor p =
+      DetectProcessorFrom("processor : 0\nCPU implementer : 0x41\nCPU part : 0xd4f\n", "aarch64", "/nonexistent");
   EXPECT_EQ(p.vendor, "ARM");
   EXPECT_EQ(p.arch, "neoverse_v2");
   EXPECT_EQ(p.num_cpus, 1);
@@ -186,14 +192,15 @@ TEST(Detect, ParseRocmSmi) {
 
 // rocm-smi of ROCm 4.0 on an MI100 (as posted in ROCm/legacy-rocm-build
 // issue 1351): the series is a PCI id and there is no GFX version line.
-const char kRocm4Mi100[] = "======================= ROCm System Management Interface =======================\n"
-                           "================================= Product Info =================================\n"
-                           "GPU[0]\t\t: Card series: \t\t0x738c\n"
-                           "GPU[0]\t\t: Card model: \t\t0xc34\n"
-                           "GPU[0]\t\t: Card vendor: \t\tAdvanced Micro Devices, Inc. [AMD/ATI]\n"
-                           "GPU[0]\t\t: Card SKU: \t\tD34314\n"
-                           "================================================================================\n"
-                           "============================= End of ROCm SMI Log ==============================\n";
+const char kRocm4Mi100[] =
+    "======================= ROCm System Management Interface =======================\n"
+    "================================= Product Info =================================\n"
+    "GPU[0]\t\t: Card series: \t\t0x738c\n"
+    "GPU[0]\t\t: Card model: \t\t0xc34\n"
+    "GPU[0]\t\t: Card vendor: \t\tAdvanced Micro Devices, Inc. [AMD/ATI]\n"
+    "GPU[0]\t\t: Card SKU: \t\tD34314\n"
+    "================================================================================\n"
+    "============================= End of ROCm SMI Log ==============================\n";
 
 TEST(Detect, ParseRocmSmiOfOlderAndNewerRocm) {
   std::vector<Device> d = ParseRocmSmi(kRocm4Mi100);

@@ -52,8 +52,7 @@ Result<GeneralOptions> ReadGeneralOptions(const JsonField& general) {
   if (JsonField f = general["max_output_per_case"]; !f.absent_or_null()) {
     auto text = JsonScalar(f.json());
     auto bytes = text ? ParseByteSize(*text) : std::nullopt;
-    if (!bytes || *bytes == 0)
-      return f.Expected("a size such as 1GiB, 500MiB or a number of bytes (default 1GiB)");
+    if (!bytes || *bytes == 0) return f.Expected("a size such as 1GiB, 500MiB or a number of bytes (default 1GiB)");
     o.max_output_per_case = *bytes;
   }
   return o;

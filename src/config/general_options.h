@@ -26,10 +26,10 @@ struct GeneralOptions {
   std::vector<std::string> check_search_path;  // as written; ~ and $VARS are expanded by the reader
   bool check_search_recursive = false;
   bool remote_detect = false;
-  std::string remote_workdir;    // "": not set
-  std::string remote_hetbench;   // "": not set
-  double remote_detect_time_limit_s = 0;  // 0: not set
-  std::string topology_prefix;   // "": not set
+  std::string remote_workdir;                // "": not set
+  std::string remote_hetbench;               // "": not set
+  double remote_detect_time_limit_s = 0;     // 0: not set
+  std::string topology_prefix;               // "": not set
   std::vector<std::string> module_mappings;  // lines "name: other ..."
   // Not set: the default of whoever uses it (Regex::kDefaultMatchLimit,
   // kDefaultMaxCases, Session::max_output_per_case).

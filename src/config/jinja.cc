@@ -50,8 +50,7 @@ std::optional<std::string> Evaluate(const std::string& expr, const JinjaContext&
   if (expr == "group" || expr == "groupname") return ctx.group;
   if (expr == "uid") return std::to_string(ctx.uid);
   if (expr == "gid") return std::to_string(ctx.gid);
-  static const std::regex kGetenv(
-      R"re(getenv\s*\(\s*(["'])([^"']*)\1\s*(,\s*(["'])([^"']*)\4\s*)?\))re");
+  static const std::regex kGetenv(R"re(getenv\s*\(\s*(["'])([^"']*)\1\s*(,\s*(["'])([^"']*)\4\s*)?\))re");
   std::smatch m;
   if (!std::regex_match(expr, m, kGetenv)) return std::nullopt;
   std::optional<std::string> v = ctx.getenv ? ctx.getenv(m[2].str()) : std::nullopt;
@@ -71,16 +70,15 @@ size_t SkipSpace(std::string_view text, size_t pos) {
 // The position of the next "{{", "{%" or "{#" at or after pos, or npos.
 size_t NextTag(std::string_view text, size_t pos) {
   for (size_t open = text.find('{', pos); open != std::string_view::npos; open = text.find('{', open + 1)) {
-    if (open + 1 < text.size() && std::string_view("{%#").find(text[open + 1]) != std::string_view::npos)
-      return open;
+    if (open + 1 < text.size() && std::string_view("{%#").find(text[open + 1]) != std::string_view::npos) return open;
   }
   return std::string_view::npos;
 }
 
 // Renders the tag opening at text[open] onto `out` and returns the
 // position after it.
-Result<size_t> RenderTag(std::string_view text, size_t open, const std::string& file,
-                         const JinjaContext& ctx, std::string* out) {
+Result<size_t> RenderTag(std::string_view text, size_t open, const std::string& file, const JinjaContext& ctx,
+                         std::string* out) {
   char kind = text[open + 1];
   if (kind == '%')
     return Status::Error(MarkAt(text, open, file),
@@ -128,8 +126,7 @@ JinjaContext HostJinjaContext() {
   return ctx;
 }
 
-Result<std::string> RenderJinja(std::string_view text, const std::string& file,
-                                const JinjaContext& ctx) {
+Result<std::string> RenderJinja(std::string_view text, const std::string& file, const JinjaContext& ctx) {
   std::string out;
   out.reserve(text.size());
   size_t pos = 0;

@@ -34,7 +34,6 @@ JinjaContext HostJinjaContext();
 // `text` with every supported expression replaced by its value. As with
 // Jinja2 and os.getenv, an unset variable without default renders as None.
 // `file` names the text in error messages.
-Result<std::string> RenderJinja(std::string_view text, const std::string& file,
-                                const JinjaContext& ctx);
+Result<std::string> RenderJinja(std::string_view text, const std::string& file, const JinjaContext& ctx);
 
 }  // namespace hb

@@ -146,7 +146,7 @@ std::vector<std::string> ModuleNames(const std::vector<ModuleSpec>& modules) {
 }
 
 const std::vector<std::string>& ModulesSystemNames() {
-  static const std::vector<std::string> names = {"nomod", "lmod",  "tmod",   "tmod31",
+  static const std::vector<std::string> names = {"nomod",  "lmod",  "tmod",   "tmod31",
                                                  "tmod32", "tmod4", "envmod", "spack"};
   return names;
 }

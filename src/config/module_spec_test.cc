@@ -38,8 +38,8 @@ TEST(ModuleSpec, EveryForm) {
                                          {.name = "PrgEnv-gnu", .swap = "PrgEnv-cray"},
                                          {.name = "darshan", .unload = true},
                                          {.name = "foo;touch /tmp/x"}}));
-  EXPECT_EQ(ModuleNames(*r), std::vector<std::string>({"gcc/12", "cray-mpich", "mine", "PrgEnv-gnu",
-                                                       "foo;touch /tmp/x"}));
+  EXPECT_EQ(ModuleNames(*r),
+            std::vector<std::string>({"gcc/12", "cray-mpich", "mine", "PrgEnv-gnu", "foo;touch /tmp/x"}));
 }
 
 TEST(ModuleSpec, AbsentOrNullIsEmpty) {
@@ -66,11 +66,9 @@ TEST(ModuleSpec, MistakesNameTheirPlace) {
 TEST(ModuleSpec, MappingsReplaceLoadsRecursively) {
   auto mappings = ParseModuleMappings({"gcc: gcc/12", "PrgEnv: gcc  openmpi", "self: self\textra"});
   ASSERT_TRUE(mappings.ok()) << mappings.status().str();
-  auto r = ApplyModuleMappings({{.name = "PrgEnv", .path = "/opt/mf"},
-                                {.name = "self"},
-                                {.name = "gcc", .unload = true},
-                                {.name = "other"}},
-                               *mappings);
+  auto r = ApplyModuleMappings(
+      {{.name = "PrgEnv", .path = "/opt/mf"}, {.name = "self"}, {.name = "gcc", .unload = true}, {.name = "other"}},
+      *mappings);
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(*r, std::vector<ModuleSpec>({{.name = "gcc/12", .path = "/opt/mf"},
                                          {.name = "openmpi", .path = "/opt/mf"},

@@ -12,8 +12,7 @@ namespace {
 // How specifically `targets` (ReFrame's target_systems) names
 // system:partition: 3 for "sys:part", 2 for "sys", 1 for "*" or an empty
 // list, 0 when the entry does not apply there.
-int ScopeRank(const std::vector<std::string>& targets, const std::string& system,
-              const std::string& partition) {
+int ScopeRank(const std::vector<std::string>& targets, const std::string& system, const std::string& partition) {
   if (targets.empty()) return 1;
   int rank = 0;
   for (const auto& t : targets) {
@@ -26,7 +25,7 @@ int ScopeRank(const std::vector<std::string>& targets, const std::string& system
 
 std::vector<std::string> TargetsOf(const nlohmann::json& entry) {
   return entry.is_object() && entry.contains("target_systems") ? JsonTextList(entry["target_systems"])
-                                                                 : std::vector<std::string>();
+                                                               : std::vector<std::string>();
 }
 
 // The index of the entry of `entries` that applies best to
@@ -117,8 +116,7 @@ Result<GeneralOptions> SiteConfig::GeneralFor(const std::string& system, const s
   return ReadGeneralOptions(JsonField(SectionFor("general", system, partition), "general"));
 }
 
-std::optional<std::vector<std::string>> SiteConfig::FindMode(const std::string& name,
-                                                             const std::string& system) const {
+std::optional<std::vector<std::string>> SiteConfig::FindMode(const std::string& name, const std::string& system) const {
   auto it = raw.find("modes");
   if (it == raw.end() || !it->is_array()) return std::nullopt;
   std::vector<nlohmann::json> entries(it->begin(), it->end());

@@ -96,7 +96,7 @@ struct Partition {
   nlohmann::json extras = nlohmann::json::object();
   nlohmann::json sched_options = nlohmann::json::object();
   nlohmann::json raw = nlohmann::json::object();  // everything as read
-  SourceMark mark;  // where the partition is defined (unknown for the embedded config)
+  SourceMark mark;                                // where the partition is defined (unknown for the embedded config)
 
   // The platform `name` (any case) configured here, or nullptr. "default"
   // or "" is the default one: the entry marked `default: true`, else the
@@ -149,8 +149,8 @@ struct SiteConfig {
   nlohmann::json general = nlohmann::json::object();
   nlohmann::json logging = nlohmann::json::array();  // the merged entries, as in raw
   nlohmann::json storage = nlohmann::json::array();  // the merged entries, as in raw
-  std::vector<std::string> files;  // where it was read from; empty = embedded generic
-  nlohmann::json raw = nlohmann::json::object();  // the merged configuration
+  std::vector<std::string> files;                    // where it was read from; empty = embedded generic
+  nlohmann::json raw = nlohmann::json::object();     // the merged configuration
 
   const System* FindSystem(const std::string& name) const;
   // The environment `name` that applies to system:partition (honouring
@@ -170,8 +170,7 @@ struct SiteConfig {
   Result<GeneralOptions> GeneralFor(const std::string& system, const std::string& partition = "") const;
   // The options of execution mode `name` on `system` (ReFrame's --mode),
   // or nullopt when no such mode applies there.
-  std::optional<std::vector<std::string>> FindMode(const std::string& name,
-                                                   const std::string& system) const;
+  std::optional<std::vector<std::string>> FindMode(const std::string& name, const std::string& system) const;
 };
 
 }  // namespace hb

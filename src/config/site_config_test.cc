@@ -63,7 +63,8 @@ TEST(SiteConfig, SectionForResolvesTargetSystems) {
     {"check_search_recursive": true, "colorize": true},
     {"colorize": false, "target_systems": ["daint"]},
     {"keep_stage_files": true, "target_systems": ["daint:gpu"]}])");
-  EXPECT_EQ(cfg.SectionFor("general", "dom"), nlohmann::json::parse(R"({"check_search_recursive": true, "colorize": true})"));
+  EXPECT_EQ(cfg.SectionFor("general", "dom"),
+            nlohmann::json::parse(R"({"check_search_recursive": true, "colorize": true})"));
   EXPECT_EQ(cfg.SectionFor("general", "daint", "mc"), nlohmann::json::parse(R"({"colorize": false})"));
   EXPECT_EQ(cfg.SectionFor("general", "daint", "gpu"), nlohmann::json::parse(R"({"keep_stage_files": true})"));
   EXPECT_EQ(cfg.SectionFor("storage", "daint"), nlohmann::json::object());

@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-
 #include "config/detect.h"
 #include "config/general_options.h"
 #include "util/clock.h"
@@ -61,8 +60,8 @@ Result<Topology> TopologyFromJson(const nlohmann::json& j, const std::string& wh
   auto text = [&](const char* key, std::string* out) -> Status {
     auto it = j.find(key);
     if (it == j.end()) return Status::OK();
-    if (!it->is_string()) return fail(std::string("\"") + key + "\" must be a string, got " + it->dump() +
-                                      "; detect again with --refresh");
+    if (!it->is_string())
+      return fail(std::string("\"") + key + "\" must be a string, got " + it->dump() + "; detect again with --refresh");
     *out = *JsonStringPtr(*it);
     return Status::OK();
   };
@@ -85,8 +84,8 @@ Result<Topology> TopologyFromJson(const nlohmann::json& j, const std::string& wh
   if (st.ok()) st = text("hetbench_version", &t.hetbench_version);
   if (!st.ok()) return st;
   if (j.contains("time")) {
-    if (!j["time"].is_number()) return fail("\"time\" must be a number, got " + j["time"].dump() +
-                                            "; detect again with --refresh");
+    if (!j["time"].is_number())
+      return fail("\"time\" must be a number, got " + j["time"].dump() + "; detect again with --refresh");
     t.time = *JsonNumber(j["time"]);
   }
   return t;
@@ -115,8 +114,7 @@ std::string TopologyPrefix(const nlohmann::json& general, const TopologyEnv& env
   return JoinPath(cache, "hetbench/topology");
 }
 
-Result<std::string> TopologyFile(const std::string& prefix, const std::string& system,
-                                 const std::string& partition) {
+Result<std::string> TopologyFile(const std::string& prefix, const std::string& system, const std::string& partition) {
   return SafePath(prefix, {system + "-" + partition, "processor.json"});
 }
 

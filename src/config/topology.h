@@ -54,8 +54,7 @@ using TopologyEnv = std::function<std::string(const std::string&)>;
 // The cache folder for a system's `general` options (see above).
 std::string TopologyPrefix(const nlohmann::json& general, const TopologyEnv& env);
 // (made with SafePath: a name that would lead outside `prefix` is an error)
-Result<std::string> TopologyFile(const std::string& prefix, const std::string& system,
-                                 const std::string& partition);
+Result<std::string> TopologyFile(const std::string& prefix, const std::string& system, const std::string& partition);
 
 // Whether the configuration file gave the partition a processor (ReFrame's
 // rule: a partition with one is never detected).

@@ -60,7 +60,8 @@ TEST(Topology, ReaderRefusesOtherFormatsSayingWhy) {
   EXPECT_NE(TopologyFromJson(j, "t.json").status().str().find("t.json: processor: "), std::string::npos);
   j = TopologyToJson(Sample());
   j["devices"] = {{{"arch", "sm_80"}}};
-  EXPECT_NE(TopologyFromJson(j, "t.json").status().str().find("t.json: devices[0]: type: is required"), std::string::npos);
+  EXPECT_NE(TopologyFromJson(j, "t.json").status().str().find("t.json: devices[0]: type: is required"),
+            std::string::npos);
   // issue 16, item 5: wrong types are messages, not a crash of every command.
   j = TopologyToJson(Sample());
   j["hostname"] = 5;

@@ -32,7 +32,6 @@ class OfflineKubeApi : public KubeApi {
   std::string ns_;
 };
 
-
 // The kubeconfig rules of one partition's options with a test's block
 // (whose `context` wins).
 KubeLoadOptions LoadOptionsFor(const K8sOptions& opts, const SchedulerFlags& flags) {

@@ -86,7 +86,6 @@ bool SelectorMatches(const std::string& selector, const json& labels) {
 // ---------------------------------------------------------------------------
 // Pods.
 
-
 PodInfo ReadPod(const json& p) {
   PodInfo pod;
   pod.obj = &p;
@@ -177,9 +176,6 @@ std::string PendingReasons(const std::vector<PodInfo>& pods) {
 // ---------------------------------------------------------------------------
 // What the lists say about one case: pure functions of the API's objects.
 
-
-
-
 void PodIndex::Add(PodInfo p) {
   const json& labels = JsonMember(JsonMember(*p.obj, "metadata"), "labels");
   std::string job = JsonMemberString(labels, "batch.kubernetes.io/job-name");
@@ -222,7 +218,8 @@ void SummarisePods(const std::vector<PodInfo>& pods, const std::vector<std::stri
     std::string why = PendingReasons(o->pods);
     o->state = JobState{Kind::kStarting, why.empty() ? "pods pending" : why, -1};
   } else {
-    o->state = JobState{o->pods.empty() ? Kind::kStarting : Kind::kRunning, o->pods.empty() ? "no pod yet" : "pods ended", -1};
+    o->state =
+        JobState{o->pods.empty() ? Kind::kStarting : Kind::kRunning, o->pods.empty() ? "no pod yet" : "pods ended", -1};
   }
 }
 
@@ -248,7 +245,8 @@ void ReadJobStatus(const json& job, const std::string& kueue_reason, Seen* o) {
   } else if (ConditionTrue(job, "Failed")) {
     const json* c = K8sCondition(job, "Failed");
     std::string head = ReasonText(JsonMemberString(*c, "reason"), JsonMemberString(*c, "message"));
-    o->state = JsonMemberString(*c, "reason") == "DeadlineExceeded" ? JobState{Kind::kTimeout, head, -1} : PodFailure(*o, head);
+    o->state = JsonMemberString(*c, "reason") == "DeadlineExceeded" ? JobState{Kind::kTimeout, head, -1}
+                                                                    : PodFailure(*o, head);
     if (double end = ParseTime(JsonMember(*c, "lastTransitionTime"))) o->end_time = std::max(o->end_time, end);
   } else if (JsonMember(JsonMember(job, "spec"), "suspend") == json(true)) {
     o->suspended = true;
@@ -263,8 +261,9 @@ void ReadPodStatus(Seen* o) {
   const PodInfo& p = o->pods.front();
   if (p.phase == "Succeeded") o->state = JobState{Kind::kCompleted, "", std::max(0, p.exit_code)};
   if (p.phase == "Failed")
-    o->state = p.pod_reason == "DeadlineExceeded" ? JobState{Kind::kTimeout, ReasonText(p.pod_reason, p.pod_message), -1}
-                                                  : PodFailure(*o, "");
+    o->state = p.pod_reason == "DeadlineExceeded"
+                   ? JobState{Kind::kTimeout, ReasonText(p.pod_reason, p.pod_message), -1}
+                   : PodFailure(*o, "");
 }
 
 // A custom resource: its state field says queued, running or ended; a value
@@ -292,7 +291,6 @@ void ReadCustomStatus(const json& obj, const CustomResourceSpec& cr, Seen* o) {
 // ---------------------------------------------------------------------------
 // What the pods' logs bring back.
 
-
 namespace {
 
 // Several pods' texts, each under "==> pod NAME (rank I) <==".
@@ -317,8 +315,9 @@ void WriteOutputs(const Job& job, const std::vector<PodLog>& logs, std::vector<s
   for (const auto& l : logs) outs.push_back(l.out.stdout_text);
   Status st = WriteFile(job.stdout_path, WithHeaders(logs, outs));
   if (!st.ok()) problems->push_back(st.message());
-  std::string err_rel = StartsWith(job.stderr_path, job.workdir + "/") ? job.stderr_path.substr(job.workdir.size() + 1)
-                                                                        : job.stderr_path.substr(job.stderr_path.rfind('/') + 1);
+  std::string err_rel = StartsWith(job.stderr_path, job.workdir + "/")
+                            ? job.stderr_path.substr(job.workdir.size() + 1)
+                            : job.stderr_path.substr(job.stderr_path.rfind('/') + 1);
   std::string err_file = JoinPath(job.workdir, err_rel);
   bool any_archive = false;
   for (size_t i = logs.size(); i-- > 0;) {
@@ -348,10 +347,10 @@ JobState SettleExitCode(JobState s, const std::vector<PodLog>& logs, bool clean)
     if (code > 0 && first_nonzero == 0) first_nonzero = code;
   }
   if (s.kind == Kind::kCompleted && !logs.empty()) s.exit_code = first_nonzero;
-  if (s.kind == Kind::kFailed && all_reported && first_nonzero > 0 && clean) return JobState{Kind::kCompleted, "", first_nonzero};
+  if (s.kind == Kind::kFailed && all_reported && first_nonzero > 0 && clean)
+    return JobState{Kind::kCompleted, "", first_nonzero};
   if (s.kind == Kind::kFailed && first_nonzero > 0) s.exit_code = first_nonzero;
   return s;
 }
-
 
 }  // namespace hb

@@ -27,14 +27,14 @@ namespace hb {
 // One pod, as read from the API.
 struct PodInfo {
   std::string name, container, phase, node;
-  int rank = -1;                 // the completion index, else the position by name
+  int rank = -1;  // the completion index, else the position by name
   double created = 0, started = 0, finished = 0;
-  bool ran = false;              // the payload container started, so there is a log
+  bool ran = false;                             // the payload container started, so there is a log
   std::string waiting_reason, waiting_message;  // a container (or init container) waiting
-  std::string unschedulable;     // the PodScheduled=False message
-  int exit_code = -1;            // the payload container's exit code
-  std::string term_reason;       // its terminated reason ("OOMKilled", "Error")
-  std::string pod_reason, pod_message;  // status.reason/message ("DeadlineExceeded", "Evicted")
+  std::string unschedulable;                    // the PodScheduled=False message
+  int exit_code = -1;                           // the payload container's exit code
+  std::string term_reason;                      // its terminated reason ("OOMKilled", "Error")
+  std::string pod_reason, pod_message;          // status.reason/message ("DeadlineExceeded", "Evicted")
   const nlohmann::json* obj = nullptr;
 };
 

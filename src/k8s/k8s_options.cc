@@ -26,12 +26,18 @@ Status KeyError(const Ctx& c, const std::string& key, const std::string& expecte
 
 const char* TypeName(const json& v) {
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "a mapping";
-    case json::value_t::array: return "a list";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
-    default: return "a number";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "a mapping";
+    case json::value_t::array:
+      return "a list";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::boolean:
+      return "a boolean";
+    default:
+      return "a number";
   }
 }
 
@@ -101,8 +107,7 @@ Setter StringMap(std::map<std::string, std::string> K8sOptions::*field, KeyCheck
     if (!v.is_object()) return KeyError(c, key, "a mapping of names to strings" + Got(v));
     for (auto it = v.begin(); it != v.end(); ++it) {
       std::string val;
-      if (!ScalarText(it.value(), &val))
-        return KeyError(c, key + "." + it.key(), "a string" + Got(it.value()));
+      if (!ScalarText(it.value(), &val)) return KeyError(c, key + "." + it.key(), "a string" + Got(it.value()));
       if (check != KeyCheck::kNone && !IsLabelKey(it.key()))
         return Status::Error(c.where + ": " + key + ": '" + it.key() +
                              "' is not a valid Kubernetes key ([prefix/]name, name up to 63 of [A-Za-z0-9-_.])");
@@ -158,10 +163,12 @@ Status SetImagePullSecrets(const json& v, const std::string& key, const Ctx& c, 
   if (!v.is_array()) return KeyError(c, key, expected + Got(v));
   std::vector<std::string> out;
   for (const auto& x : v) {
-    if (const std::string* s = JsonStringPtr(x)) out.push_back(*s);
+    if (const std::string* s = JsonStringPtr(x))
+      out.push_back(*s);
     else if (x.is_object() && x.size() == 1 && x.contains("name") && JsonStringPtr(x["name"]))
       out.push_back(*JsonStringPtr(x["name"]));
-    else return KeyError(c, key, expected);
+    else
+      return KeyError(c, key, expected);
   }
   o->image_pull_secrets = out;
   return Status::OK();
@@ -176,8 +183,10 @@ Status SetTtl(const json& v, const std::string& key, const Ctx& c, K8sOptions* o
 
 Status SetGrace(const json& v, const std::string& key, const Ctx& c, K8sOptions* o) {
   std::optional<double> s;
-  if (auto n = JsonNumber(v)) s = n;
-  else if (const std::string* text = JsonStringPtr(v)) s = ParseDuration(*text);
+  if (auto n = JsonNumber(v))
+    s = n;
+  else if (const std::string* text = JsonStringPtr(v))
+    s = ParseDuration(*text);
   if (!s || *s < 0) return KeyError(c, key, "a duration (seconds, or e.g. 2m) >= 0");
   o->waiting_grace_s = *s;
   return Status::OK();
@@ -218,7 +227,8 @@ Status ParseVolume(const json& v, const std::string& key, const Ctx& c, K8sVolum
       if (!b) return KeyError(c, sub, "true or false" + Got(x));
       vol->read_only = *b;
     } else if (k == "source") {
-      if (!x.is_object()) return KeyError(c, sub, "a volume source as in a manifest, e.g. {nfs: {server: ..., path: ...}}");
+      if (!x.is_object())
+        return KeyError(c, sub, "a volume source as in a manifest, e.g. {nfs: {server: ..., path: ...}}");
       for (auto s = x.begin(); s != x.end(); ++s) vol->source[s.key()] = s.value();
     } else if (x.is_object()) {
       vol->source[k] = x;  // a volume source written directly: nfs: {...}, emptyDir: {}
@@ -260,12 +270,14 @@ Status SetVolumes(const json& v, const std::string& key, const Ctx& c, K8sOption
 Status SetCustomResource(const json& v, const std::string& key, const Ctx& c, K8sOptions* o) {
   if (!v.is_object()) return KeyError(c, key, "a mapping (api_version, plural, pod_selector...)" + Got(v));
   CustomResourceSpec& cr = o->custom_resource;
-  const std::vector<std::pair<std::string, std::string*>> texts = {
-      {"api_version", &cr.api_version}, {"plural", &cr.plural}, {"pod_selector", &cr.pod_selector},
-      {"state_field", &cr.state_field}};
-  const std::vector<std::pair<std::string, std::vector<std::string>*>> lists = {
-      {"queued_values", &cr.queued_values}, {"running_values", &cr.running_values},
-      {"success_values", &cr.success_values}, {"failure_values", &cr.failure_values}};
+  const std::vector<std::pair<std::string, std::string*>> texts = {{"api_version", &cr.api_version},
+                                                                   {"plural", &cr.plural},
+                                                                   {"pod_selector", &cr.pod_selector},
+                                                                   {"state_field", &cr.state_field}};
+  const std::vector<std::pair<std::string, std::vector<std::string>*>> lists = {{"queued_values", &cr.queued_values},
+                                                                                {"running_values", &cr.running_values},
+                                                                                {"success_values", &cr.success_values},
+                                                                                {"failure_values", &cr.failure_values}};
   std::vector<std::string> keys;
   for (const auto& [k, p] : texts) keys.push_back(k);
   for (const auto& [k, p] : lists) keys.push_back(k);
@@ -384,13 +396,15 @@ Status ApplyKeys(const json& in, const Ctx& c, K8sOptions* o, json* batch) {
 Status Validate(const K8sOptions& o, const Ctx& c) {
   if (!o.staging_volume.empty()) {
     if (!StartsWith(o.staging_host_path, "/"))
-      return Status::Error(c.where + ": staging_volume needs staging_host_path: the absolute path where this "
-                                     "host mounts the same volume");
+      return Status::Error(c.where +
+                           ": staging_volume needs staging_host_path: the absolute path where this "
+                           "host mounts the same volume");
     if (!o.staging_pod_path.empty() && !StartsWith(o.staging_pod_path, "/"))
       return KeyError(c, "staging_pod_path", "an absolute path");
   } else if (!o.staging_host_path.empty() || !o.staging_pod_path.empty()) {
-    return Status::Error(c.where + ": staging_host_path and staging_pod_path need staging_volume (the volume "
-                                   "shared by this host and the pods)");
+    return Status::Error(c.where +
+                         ": staging_host_path and staging_pod_path need staging_volume (the volume "
+                         "shared by this host and the pods)");
   }
   if (!o.queue_name.empty() && !IsLabelValue(o.queue_name))
     return KeyError(c, "queue_name", "a Kueue LocalQueue name (a valid label value)");
@@ -462,8 +476,10 @@ CustomResourceSpec CustomResourceDefaults(const CustomResourceSpec& given, const
   CustomResourceSpec out = given;
   if (out.plural.empty()) out.plural = d.plural;
   if (out.state_field.empty()) out.state_field = d.state_field;
-  for (auto [mine, dflt] : {std::pair{&out.queued_values, &d.queued_values}, {&out.running_values, &d.running_values},
-                            {&out.success_values, &d.success_values}, {&out.failure_values, &d.failure_values}})
+  for (auto [mine, dflt] : {std::pair{&out.queued_values, &d.queued_values},
+                            {&out.running_values, &d.running_values},
+                            {&out.success_values, &d.success_values},
+                            {&out.failure_values, &d.failure_values}})
     if (mine->empty()) *mine = *dflt;
   return out;
 }

@@ -20,8 +20,8 @@ namespace hb {
 
 struct K8sVolume {
   std::string name;
-  std::string claim_name;     // a PersistentVolumeClaim, or
-  nlohmann::json source;      // any other volume source as written (e.g. {"nfs": {...}})
+  std::string claim_name;  // a PersistentVolumeClaim, or
+  nlohmann::json source;   // any other volume source as written (e.g. {"nfs": {...}})
   std::string mount_path;
   bool read_only = false;
 };
@@ -31,13 +31,13 @@ struct K8sVolume {
 // its fields says what state it is in. Empty fields take the kind's
 // defaults (CustomResourceDefaults).
 struct CustomResourceSpec {
-  std::string api_version;   // "graphcore.ai/v1alpha1"; "" = the manifest's
-  std::string plural;        // "ipujobs"
+  std::string api_version;  // "graphcore.ai/v1alpha1"; "" = the manifest's
+  std::string plural;       // "ipujobs"
   // Label selector of its pods; "{name}" is the resource's name. "" = the
   // pods that carry hetbench's labels for the case (hetbench puts them on
   // every pod template in the manifest).
   std::string pod_selector;
-  std::string state_field;   // dotted path ("status.state")
+  std::string state_field;  // dotted path ("status.state")
   // What the state field's values mean: queued (no pods wanted yet),
   // running, ended well, ended badly. A value in none of the lists is
   // told by the pods (starting while they are pending, running once one
@@ -58,8 +58,8 @@ struct K8sOptions {
   // ("" = the context's, else "default").
   std::string kubeconfig, context, ns;
   // What the pods get.
-  std::string image;                       // default image when neither test nor environment gives one
-  std::string cpu_request, cpu_limit;      // "" = from num_cpus_per_task (request = limit)
+  std::string image;                         // default image when neither test nor environment gives one
+  std::string cpu_request, cpu_limit;        // "" = from num_cpus_per_task (request = limit)
   std::string memory_request, memory_limit;  // "" = memory_default
   std::string memory_default = "1Gi";
   // Device type of the partition's `devices` -> resource name.
@@ -73,11 +73,11 @@ struct K8sOptions {
   nlohmann::json security_context = nlohmann::json::object();      // container securityContext
   nlohmann::json pod_security_context = nlohmann::json::object();  // pod securityContext
   std::vector<K8sVolume> volumes;
-  std::string shm_size;                    // "" = no /dev/shm volume; "8Gi" = emptyDir Memory of that size
-  std::string queue_name;                  // Kueue LocalQueue -> label kueue.x-k8s.io/queue-name
+  std::string shm_size;    // "" = no /dev/shm volume; "8Gi" = emptyDir Memory of that size
+  std::string queue_name;  // Kueue LocalQueue -> label kueue.x-k8s.io/queue-name
   std::map<std::string, std::string> labels, annotations;  // extra, on Job and pods
-  int ttl_seconds_after_finished = 3600;   // -1 = leave out
-  bool keep_failed_jobs = false;           // --keep-failed-jobs sets it too
+  int ttl_seconds_after_finished = 3600;                   // -1 = leave out
+  bool keep_failed_jobs = false;                           // --keep-failed-jobs sets it too
   // Extra fields beyond batch/v1 as of Kubernetes 1.22 that the user asks
   // for, merged into the Job spec (e.g. {"podFailurePolicy": {...}}).
   nlohmann::json job_spec_extra = nlohmann::json::object();
@@ -90,7 +90,7 @@ struct K8sOptions {
   // replaced by a generateName unless keep_name is true.
   nlohmann::json manifest;
   bool keep_name = false;
-  CustomResourceSpec custom_resource;      // used when `manifest` is a custom resource
+  CustomResourceSpec custom_resource;  // used when `manifest` is a custom resource
   // Waiting reasons Kubernetes never gives up on: fail after this grace.
   std::vector<std::string> fail_waiting_reasons = {"ErrImagePull", "ImagePullBackOff", "InvalidImageName",
                                                    "CreateContainerConfigError"};

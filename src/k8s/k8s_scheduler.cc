@@ -24,7 +24,7 @@ using Kind = JobState::Kind;
 
 namespace {
 
-constexpr double kShutdownBudget = 30;  // seconds Shutdown may spend deleting
+constexpr double kShutdownBudget = 30;    // seconds Shutdown may spend deleting
 constexpr int kNameCollisionRetries = 3;  // 409 on a generated name
 // A Pod or Job carries activeDeadlineSeconds, which Kubernetes counts from
 // the Job's start, so it acts first; hetbench's own limit waits this much
@@ -62,7 +62,6 @@ std::string Describe(const KubeResponse& r) {
   return Trim(out);
 }
 
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -78,13 +77,13 @@ struct K8sScheduler::ObjRef {
 struct K8sScheduler::Tracked {
   std::shared_ptr<const K8sOptions> opts;  // the partition's with the test's k8s block applied
   std::string ns, session;
-  ManifestSet set;               // objects are dropped once all are created
-  std::vector<ObjRef> created;   // in creation order
+  ManifestSet set;              // objects are dropped once all are created
+  std::vector<ObjRef> created;  // in creation order
   MainKind kind = MainKind::kJob;
-  CustomResourceSpec cr;         // a custom resource's, with its kind's defaults
-  std::string pod_selector;      // a custom resource's pods ({name} not yet replaced)
-  std::string main_collection;   // of the main object
-  bool deferred = false;         // not all objects created yet (namespace quota)
+  CustomResourceSpec cr;        // a custom resource's, with its kind's defaults
+  std::string pod_selector;     // a custom resource's pods ({name} not yet replaced)
+  std::string main_collection;  // of the main object
+  bool deferred = false;        // not all objects created yet (namespace quota)
   bool cancel_requested = false;
   double pending_since = 0;      // monotonic; queued or starting since
   double missing_since = 0;      // monotonic; not in the lists since
@@ -103,11 +102,11 @@ struct K8sScheduler::CreateOutcome {
 
 // One poll's answers for one namespace.
 struct K8sScheduler::Lists {
-  std::map<std::string, const json*> jobs;                          // by name
+  std::map<std::string, const json*> jobs;                           // by name
   std::map<std::string, std::map<std::string, const json*>> custom;  // by collection, then name
   PodIndex pods;
-  std::map<std::string, std::string> kueue;                         // Job name -> Workload's reason
-  std::vector<json> bodies;                                         // what the pointers point into
+  std::map<std::string, std::string> kueue;  // Job name -> Workload's reason
+  std::vector<json> bodies;                  // what the pointers point into
 };
 
 struct K8sScheduler::Observation : Seen {};
@@ -226,7 +225,8 @@ Result<std::shared_ptr<const K8sOptions>> K8sScheduler::OptionsOf(const Job& job
     opts = it->second;
   }
   if (!job.backend_spec.is_null() && !job.backend_spec.empty()) {
-    auto applied = ApplyTestK8s(*opts, job.backend_spec, "test '" + (job.case_id.empty() ? job.name : job.case_id) + "'");
+    auto applied =
+        ApplyTestK8s(*opts, job.backend_spec, "test '" + (job.case_id.empty() ? job.name : job.case_id) + "'");
     if (!applied.ok()) return applied.status();
     opts = std::make_shared<const K8sOptions>(std::move(applied.value()));
   }
@@ -247,14 +247,17 @@ Status K8sScheduler::WriteDryRun(const Job& job, const std::string& dir) {
   std::string ns = opts->ns.empty() ? api_->DefaultNamespace() : opts->ns;
   std::string out =
       "# hetbench --dry-run: the objects this case would create, in order, as they would be POSTed\n"
-      "# (namespace " + ns + "). Where the API server would generate a name (metadata.generateName),\n"
+      "# (namespace " +
+      ns +
+      "). Where the API server would generate a name (metadata.generateName),\n"
       "# metadata.name shows the prefix with 'dryrn' standing for its 5 random characters.\n";
   for (size_t i = 0; i < set->objects.size(); ++i) {
     json obj = set->objects[i];
     json& md = obj["metadata"];
     if (!md.is_object()) md = json::object();
     md["namespace"] = ns;
-    if (!md.contains("name") && md.contains("generateName")) md["name"] = JsonMemberString(md, "generateName") + "dryrn";
+    if (!md.contains("name") && md.contains("generateName"))
+      md["name"] = JsonMemberString(md, "generateName") + "dryrn";
     out += "---\n# POST " + CollectionPath(*set, i, ns) + "\n" + JsonText(obj, 2) + "\n";
   }
   return WriteFile(JoinPath(dir, "hb_k8s.yaml"), out);
@@ -273,18 +276,20 @@ Status K8sScheduler::Submit(Job* job) {
   t->ns = t->opts->ns.empty() ? api_->DefaultNamespace() : t->opts->ns;
   t->set = std::move(set.value());
   const json& main = t->set.objects[t->set.main];
-  t->session = JsonMemberString(JsonMember(JsonMember(main, "metadata"), "labels"), kLabelSession);  // as the manifest spells it
+  t->session =
+      JsonMemberString(JsonMember(JsonMember(main, "metadata"), "labels"), kLabelSession);  // as the manifest spells it
   std::string api_version = JsonMemberString(main, "apiVersion");
   t->kind = t->set.main_kind == "jobs" && StartsWith(api_version, "batch/") ? MainKind::kJob
-            : t->set.main_kind == "pods" && api_version == "v1"            ? MainKind::kPod
-                                                                          : MainKind::kCustom;
+            : t->set.main_kind == "pods" && api_version == "v1"             ? MainKind::kPod
+                                                                            : MainKind::kCustom;
   if (t->kind == MainKind::kCustom) {
     t->cr = CustomResourceDefaults(t->opts->custom_resource, api_version, JsonMemberString(main, "kind"));
     // No selector of the user's: the pods of the templates hetbench
     // labelled (the session's pod list holds only those).
     t->pod_selector = !t->cr.pod_selector.empty()
                           ? t->cr.pod_selector
-                          : std::string(kLabelCase) + "=" + JsonMemberString(JsonMember(JsonMember(main, "metadata"), "labels"), kLabelCase);
+                          : std::string(kLabelCase) + "=" +
+                                JsonMemberString(JsonMember(JsonMember(main, "metadata"), "labels"), kLabelCase);
   }
 
   const BatchOptions& b = opts_->batch;
@@ -431,9 +436,9 @@ bool K8sScheduler::ListFailed(const std::string& ns, const std::vector<Job*>& me
   for (Job* j : members) {
     const auto& created = tracked_.at(j->id)->created;
     leftovers_.insert(leftovers_.end(), created.begin(), created.end());  // for Shutdown
-    SetTerminal(j, JobState{Kind::kLost,
-                            "the Kubernetes API did not answer for " + FormatNumber(now - since, 3) + " s: " + problem,
-                            -1});
+    SetTerminal(
+        j, JobState{Kind::kLost,
+                    "the Kubernetes API did not answer for " + FormatNumber(now - since, 3) + " s: " + problem, -1});
   }
   return true;
 }
@@ -472,8 +477,10 @@ bool K8sScheduler::ListGroup(const std::string& ns, const std::string& session, 
         out->pods.Add(ReadPod(item));
       } else {
         std::string name = JsonMemberString(JsonMember(item, "metadata"), "name");
-        if (EndsWith(coll, "/jobs") && StartsWith(coll, "/apis/batch/")) out->jobs[name] = &item;
-        else out->custom[coll][name] = &item;
+        if (EndsWith(coll, "/jobs") && StartsWith(coll, "/apis/batch/"))
+          out->jobs[name] = &item;
+        else
+          out->custom[coll][name] = &item;
       }
     }
   }
@@ -490,8 +497,8 @@ void K8sScheduler::ReadWorkloads(const std::string& ns, const std::vector<Job*>&
            JsonMember(JsonMember(*it->second, "spec"), "suspend") == json(true);
   });
   if (!any || no_workloads_.count(ns)) return;
-  KubeResponse r = Send("GET", "/apis/kueue.x-k8s.io/v1beta1/namespaces/" + ns + "/workloads", "",
-                        opts_->batch.query_timeout);
+  KubeResponse r =
+      Send("GET", "/apis/kueue.x-k8s.io/v1beta1/namespaces/" + ns + "/workloads", "", opts_->batch.query_timeout);
   json body = IsOk(r.status) ? ParseJson(r.body) : json();
   if (!JsonMember(body, "items").is_array()) {
     if (r.status == 403 || r.status == 404) no_workloads_.insert(ns);
@@ -510,7 +517,9 @@ void K8sScheduler::ReadWorkloads(const std::string& ns, const std::vector<Job*>&
     for (const char* type : {"QuotaReserved", "Admitted", "Evicted"}) {
       const json* c = K8sCondition(w, type);
       bool bad = c && JsonMemberString(*c, "status") == (std::string(type) == "Evicted" ? "True" : "False");
-      if (bad && why.empty()) why = JsonMemberString(*c, "message").empty() ? JsonMemberString(*c, "reason") : JsonMemberString(*c, "message");
+      if (bad && why.empty())
+        why =
+            JsonMemberString(*c, "message").empty() ? JsonMemberString(*c, "reason") : JsonMemberString(*c, "message");
     }
     lists->kueue[owner] = "Kueue: " + (why.empty() ? "waiting for admission" : why);
   }
@@ -638,8 +647,8 @@ void K8sScheduler::Finish(Job* job, Tracked* t, JobState s, const Observation& o
     std::string what = t->kind == MainKind::kJob   ? "job"
                        : t->kind == MainKind::kPod ? "pod"
                                                    : t->main_collection.substr(t->main_collection.rfind('/') + 1);
-    notices_.push_back("job " + job->id + " " + JobState::Name(s.kind) + "; kept for inspection: kubectl -n " +
-                       t->ns + " describe " + what + " " + t->main_name());
+    notices_.push_back("job " + job->id + " " + JobState::Name(s.kind) + "; kept for inspection: kubectl -n " + t->ns +
+                       " describe " + what + " " + t->main_name());
   }
   SetTerminal(job, s);
 }
@@ -682,16 +691,20 @@ bool K8sScheduler::CollectOutput(Job* job, Tracked* t, const Observation& o, Job
       continue;
     }
     auto parsed = ParsePodLog(r.body, t->set.nonce, p.name);
-    if (parsed.ok()) logs.push_back(PodLog{p, std::move(parsed.value())});
-    else problems.push_back(parsed.status().message());
+    if (parsed.ok())
+      logs.push_back(PodLog{p, std::move(parsed.value())});
+    else
+      problems.push_back(parsed.status().message());
   }
   WriteOutputs(*job, logs, &problems);
   *s = SettleExitCode(*s, logs, problems.empty() && o.fail_waiting.empty());
   for (const auto& p : problems) Notice("job " + job->id + ": " + p);
   if (!problems.empty()) {
     std::string why = Join(problems, "; ");
-    if (s->kind == Kind::kCompleted) *s = JobState{Kind::kFailed, why, s->exit_code};
-    else s->reason = s->reason.empty() ? why : s->reason + "; " + why;
+    if (s->kind == Kind::kCompleted)
+      *s = JobState{Kind::kFailed, why, s->exit_code};
+    else
+      s->reason = s->reason.empty() ? why : s->reason + "; " + why;
   }
   return true;
 }

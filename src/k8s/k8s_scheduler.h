@@ -45,8 +45,8 @@
 #include "k8s/kube_api.h"
 #include "k8s/manifest.h"
 #include "sched/scheduler.h"
-#include "util/clock.h"
 #include "sched/scheduler_factory.h"
+#include "util/clock.h"
 
 namespace hb {
 
@@ -138,9 +138,9 @@ class K8sScheduler : public Scheduler {
   std::string origin_;
   std::shared_ptr<std::vector<std::string>> warnings_;
   std::map<std::string, std::unique_ptr<Tracked>> tracked_;  // by job id, until terminal
-  std::vector<ObjRef> leftovers_;        // objects whose deletion failed; retried
-  std::map<std::string, double> failing_since_;  // by namespace; lists failing since
-  std::set<std::string> no_workloads_;   // namespaces whose Workloads cannot be read
+  std::vector<ObjRef> leftovers_;                            // objects whose deletion failed; retried
+  std::map<std::string, double> failing_since_;              // by namespace; lists failing since
+  std::set<std::string> no_workloads_;                       // namespaces whose Workloads cannot be read
   std::vector<std::string> notices_;
   std::set<std::string> said_;
   int deferred_count_ = 0;

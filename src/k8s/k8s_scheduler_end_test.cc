@@ -14,7 +14,6 @@ namespace {
 using json = nlohmann::json;
 using Kind = JobState::Kind;
 
-
 // ---------------------------------------------------------------------------
 // Logs and cleanup.
 
@@ -145,7 +144,8 @@ TEST_F(K8sSchedulerTest, CheckListsOneJobAndReportsUnauthorizedWithoutSecrets) {
   api_->Script("GET jobs", 401, "Unauthorized", -1, "Unauthorized");
   Status st = sched_->Check();
   ASSERT_FALSE(st.ok());
-  EXPECT_EQ(st.message(), "Kubernetes API https://fake-apiserver:6443: 401 Unauthorized (context fake-token from /x/kubeconfig)");
+  EXPECT_EQ(st.message(),
+            "Kubernetes API https://fake-apiserver:6443: 401 Unauthorized (context fake-token from /x/kubeconfig)");
 }
 
 TEST_F(K8sSchedulerTest, CheckReportsAServerThatDoesNotAnswer) {
@@ -193,10 +193,11 @@ TEST_F(K8sSchedulerTest, PlainPodManifestFollowsThePodPhase) {
 
 TEST_F(K8sSchedulerTest, CustomResourceFollowsItsStateFieldAndFindsItsPods) {
   K8sOptions o = Options();
-  o.manifest = {{"apiVersion", "graphcore.ai/v1alpha1"},
-                {"kind", "IPUJob"},
-                {"metadata", json::object()},
-                {"spec", {{"workers", {{"template", {{"spec", {{"containers", {{{"name", "w"}, {"image", "busybox"}}}}}}}}}}}}};
+  o.manifest = {
+      {"apiVersion", "graphcore.ai/v1alpha1"},
+      {"kind", "IPUJob"},
+      {"metadata", json::object()},
+      {"spec", {{"workers", {{"template", {{"spec", {{"containers", {{{"name", "w"}, {"image", "busybox"}}}}}}}}}}}}};
   o.custom_resource.pod_selector = "ipujob-name={name}";  // plural and state field: the IPUJob's defaults
   Start(o);
   Job* j = Submit("hb_ipu");
@@ -370,7 +371,8 @@ TEST_F(K8sSchedulerTest, DryRunWritesTheObjectsWithTheirNamespaceAndSendsNothing
   json job = json::parse(text->substr(text->find('{', job_at)));
   EXPECT_EQ(job["kind"], "Job");
   EXPECT_EQ(job["metadata"]["namespace"], "gpu-service");
-  EXPECT_TRUE(StartsWith(job["metadata"]["name"].get<std::string>(), job["metadata"]["generateName"].get<std::string>()));
+  EXPECT_TRUE(
+      StartsWith(job["metadata"]["name"].get<std::string>(), job["metadata"]["generateName"].get<std::string>()));
   EXPECT_EQ(job["spec"]["completions"], 2);
 }
 

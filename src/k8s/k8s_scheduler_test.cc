@@ -80,7 +80,7 @@ TEST_F(K8sSchedulerTest, TransientSubmitErrorsAreRetriedHonouringRetryAfter) {
   api_->Script("POST jobs", 0, "connection reset by peer");
   Job* j = Submit("hb_x");
   EXPECT_EQ(api_->CountOf("POST jobs"), 4);
-  EXPECT_GE(clock_.slept(), 3);  // Retry-After honoured
+  EXPECT_GE(clock_.slept(), 3);   // Retry-After honoured
   EXPECT_LE(clock_.slept(), 20);  // within job_submit_timeout
   EXPECT_EQ(j->state.kind, Kind::kQueued);
   EXPECT_TRUE(Noticed("transient error, retrying"));
@@ -194,7 +194,8 @@ TEST_F(K8sSchedulerTest, KueueSuspendedThenAdmittedRunningCompleted) {
   EXPECT_EQ(j->nodelist, std::vector<std::string>{"gpu-node-7"});
   EXPECT_DOUBLE_EQ(j->start_time, 1714557660);
 
-  api_->logs[pod] = PayloadLog("hello\nworld\n", Nonce(j), 0, TarGz({{"hb_job.err", "a warning\n"}, {"out/result.txt", "42\n"}}));
+  api_->logs[pod] =
+      PayloadLog("hello\nworld\n", Nonce(j), 0, TarGz({{"hb_job.err", "a warning\n"}, {"out/result.txt", "42\n"}}));
   api_->PodTerminated(pod, 0);
   api_->JobCondition(name, "Complete");
   Poll();
@@ -361,9 +362,11 @@ TEST_F(K8sSchedulerTest, RequestsPerPollDoNotGrowWithTheNumberOfJobs) {
   size_t before = api_->calls.size();
   Poll();
   ASSERT_EQ(api_->calls.size() - before, 2u);
-  EXPECT_TRUE(StartsWith(api_->calls[before], "GET /apis/batch/v1/namespaces/hb/jobs?labelSelector=hetbench.io%2Fsession%3Dsess-1"))
+  EXPECT_TRUE(StartsWith(api_->calls[before],
+                         "GET /apis/batch/v1/namespaces/hb/jobs?labelSelector=hetbench.io%2Fsession%3Dsess-1"))
       << api_->calls[before];
-  EXPECT_TRUE(StartsWith(api_->calls[before + 1], "GET /api/v1/namespaces/hb/pods?labelSelector=hetbench.io%2Fsession%3Dsess-1"))
+  EXPECT_TRUE(StartsWith(api_->calls[before + 1],
+                         "GET /api/v1/namespaces/hb/pods?labelSelector=hetbench.io%2Fsession%3Dsess-1"))
       << api_->calls[before + 1];
   for (auto& j : jobs_) EXPECT_EQ(j->state.kind, Kind::kRunning);
   before = api_->calls.size();

@@ -10,15 +10,14 @@
 #include <cstdlib>
 #include <regex>
 
-#include "k8s/kube_api_fake.h"
 #include "k8s/k8s_scheduler.h"
+#include "k8s/kube_api_fake.h"
 #include "util/base64.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "util/test_temp_dir.h"
 
 namespace hb {
-
 
 // A tar.gz of these files, made by the system's tar as the payload makes it.
 inline std::string TarGz(const std::map<std::string, std::string>& files) {
@@ -35,7 +34,8 @@ inline std::string TarGz(const std::map<std::string, std::string>& files) {
 }
 
 // A pod log as the payload writes it.
-inline std::string PayloadLog(const std::string& out, const std::string& nonce, int status, const std::string& archive = "") {
+inline std::string PayloadLog(const std::string& out, const std::string& nonce, int status,
+                              const std::string& archive = "") {
   return out + "@@hetbench-files " + nonce + " begin@@\n" + Base64Encode(archive) + "\n@@hetbench-files " + nonce +
          " end " + std::to_string(status) + "@@\n";
 }

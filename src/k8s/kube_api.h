@@ -22,18 +22,18 @@
 namespace hb {
 
 struct KubeRequest {
-  std::string method = "GET";   // GET, POST, DELETE, PATCH, PUT
-  std::string path;              // "/apis/batch/v1/namespaces/ns/jobs?labelSelector=..." (already URL-encoded)
-  std::string body;              // JSON, or "" for none
+  std::string method = "GET";  // GET, POST, DELETE, PATCH, PUT
+  std::string path;            // "/apis/batch/v1/namespaces/ns/jobs?labelSelector=..." (already URL-encoded)
+  std::string body;            // JSON, or "" for none
   std::string content_type = "application/json";
-  double timeout_s = 30;         // whole exchange, connection included
+  double timeout_s = 30;  // whole exchange, connection included
 };
 
 struct KubeResponse {
-  int status = 0;                // HTTP status; 0 when no response came (connection failed)
+  int status = 0;  // HTTP status; 0 when no response came (connection failed)
   std::string body;
-  double retry_after_s = -1;     // the Retry-After header in seconds; -1 = absent
-  std::string transport_error;   // when status == 0: what failed (no secrets in it)
+  double retry_after_s = -1;    // the Retry-After header in seconds; -1 = absent
+  std::string transport_error;  // when status == 0: what failed (no secrets in it)
 };
 
 class KubeApi {

@@ -35,8 +35,10 @@ class FakeKubeApi : public KubeApi {
     KubeResponse r;
     r.status = status;
     r.retry_after_s = retry_after;
-    if (status == 0) r.transport_error = message.empty() ? "connection refused" : message;
-    else r.body = StatusBody(status, reason, message).dump();
+    if (status == 0)
+      r.transport_error = message.empty() ? "connection refused" : message;
+    else
+      r.body = StatusBody(status, reason, message).dump();
     scripted_.emplace_back(key, r);
   }
   // The next request with this "METHOD kind" cannot be made at all (Send
@@ -100,12 +102,14 @@ class FakeKubeApi : public KubeApi {
     p["status"]["conditions"] = {
         {{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}, {"message", message}}};
   }
-  void PodRunning(const std::string& pod, const std::string& node, const std::string& started = "2024-05-01T10:01:00Z") {
+  void PodRunning(const std::string& pod, const std::string& node,
+                  const std::string& started = "2024-05-01T10:01:00Z") {
     json& p = Get("pods", pod);
     p["spec"]["nodeName"] = node;
-    p["status"] = {{"phase", "Running"},
-                   {"startTime", started},
-                   {"containerStatuses", {{{"name", ContainerName(p)}, {"state", {{"running", {{"startedAt", started}}}}}}}}};
+    p["status"] = {
+        {"phase", "Running"},
+        {"startTime", started},
+        {"containerStatuses", {{{"name", ContainerName(p)}, {"state", {{"running", {{"startedAt", started}}}}}}}}};
   }
   void PodTerminated(const std::string& pod, int exit_code, const std::string& reason = "",
                      const std::string& finished = "2024-05-01T10:05:00Z") {
@@ -270,8 +274,7 @@ class FakeKubeApi : public KubeApi {
       return Reply(200, {{"kind", "List"}, {"items", items}});
     }
     auto it = objects.find(prefix + r.name);
-    if (it == objects.end())
-      return Reply(404, StatusBody(404, "NotFound", r.plural + " \"" + r.name + "\" not found"));
+    if (it == objects.end()) return Reply(404, StatusBody(404, "NotFound", r.plural + " \"" + r.name + "\" not found"));
     if (req.method == "GET" && r.sub == "log") {
       auto log = logs.find(r.name);
       if (log == logs.end()) return Reply(400, StatusBody(400, "BadRequest", "container is waiting to start"));

@@ -19,11 +19,11 @@
 
 #include "net/http.h"
 #include "sched/process.h"
-#include "util/clock.h"
-#include "util/rfc3339.h"
 #include "util/base64.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/json_field.h"
+#include "util/rfc3339.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -36,19 +36,21 @@ std::string KubeRequestKind(const std::string& path) {
   for (auto& s : Split(path.substr(0, path.find('?')), '/'))
     if (!s.empty()) seg.push_back(s);
   size_t skip = 0;
-  if (seg.size() >= 2 && seg[0] == "api") skip = 2;            // /api/v1/...
-  else if (seg.size() >= 3 && seg[0] == "apis") skip = 3;      // /apis/group/version/...
-  else return seg.empty() ? "" : seg[0];                       // /version, /healthz
+  if (seg.size() >= 2 && seg[0] == "api")
+    skip = 2;  // /api/v1/...
+  else if (seg.size() >= 3 && seg[0] == "apis")
+    skip = 3;  // /apis/group/version/...
+  else
+    return seg.empty() ? "" : seg[0];  // /version, /healthz
   std::vector<std::string> rest(seg.begin() + static_cast<long>(skip), seg.end());
   if (!rest.empty() && rest[0] == "watch") rest.erase(rest.begin());
-  if (rest.empty()) return seg[0];                              // discovery
+  if (rest.empty()) return seg[0];  // discovery
   if (rest[0] == "namespaces") {
     if (rest.size() <= 2) return "namespaces";
     rest.erase(rest.begin(), rest.begin() + 2);
   }
   return rest.size() >= 3 ? rest[2] : rest[0];
 }
-
 
 namespace {
 
@@ -233,8 +235,9 @@ class Credentials {
     if (dir_.empty()) {
       const char* base = std::getenv("TMPDIR");
       std::string tmpl = std::string(base && *base ? base : "/tmp") + "/hb_exec.XXXXXX";
-      if (!::mkdtemp(tmpl.data())) return Status::Error("cannot create a temporary folder for the exec plugin: " +
-                                                         std::string(std::strerror(errno)));
+      if (!::mkdtemp(tmpl.data()))
+        return Status::Error("cannot create a temporary folder for the exec plugin: " +
+                             std::string(std::strerror(errno)));
       dir_ = tmpl;
     }
     auto cred = RunExecPlugin(*t_.exec, t_, dir_);
@@ -264,8 +267,8 @@ class Credentials {
 
   KubeTarget t_;
   std::optional<ExecCredential> exec_;
-  double token_read_at_;                // when token_file was last read
-  std::string dir_;                     // for the exec plugin's output
+  double token_read_at_;  // when token_file was last read
+  std::string dir_;       // for the exec plugin's output
 };
 
 // ---------------------------------------------------------------------------
@@ -299,8 +302,10 @@ Status CheckPem(const KubeTarget& t) {
         PEM_read_bio_X509(MemBio(t.client_cert_pem).get(), nullptr, NoPassphrase, nullptr));
     std::unique_ptr<EVP_PKEY, PkeyDeleter> key(
         PEM_read_bio_PrivateKey(MemBio(t.client_key_pem).get(), nullptr, NoPassphrase, nullptr));
-    if (!cert) s = Status::Error("the client-certificate of " + t.source + " is not a PEM certificate");
-    else if (!key) s = Status::Error("the client-key of " + t.source + " is not an unencrypted PEM private key");
+    if (!cert)
+      s = Status::Error("the client-certificate of " + t.source + " is not a PEM certificate");
+    else if (!key)
+      s = Status::Error("the client-key of " + t.source + " is not an unencrypted PEM private key");
     else if (X509_check_private_key(cert.get(), key.get()) != 1)
       s = Status::Error("the client-key of " + t.source + " does not match its client-certificate");
   }

@@ -56,5 +56,4 @@ struct ExecCredential {
 // (the answer must match it). Errors never quote the output.
 Result<ExecCredential> ParseExecCredential(const std::string& out, const std::string& api_version);
 
-
 }  // namespace hb

@@ -334,8 +334,8 @@ TEST_F(KubeClientTest, TokenFileIsReadAgainOn401) {
 
 TEST_F(KubeClientTest, WrongCaFailsTls) {
   std::string key = Dir("other-ca.key"), crt = Dir("other-ca.crt");
-  std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=other-ca -keyout " + key +
-                    " -out " + crt + " >/dev/null 2>&1";
+  std::string cmd = "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=other-ca -keyout " + key + " -out " +
+                    crt + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   KubeTarget t = Target();
   t.ca_pem = ReadFile(crt).value();
@@ -423,8 +423,8 @@ TEST_F(KubeClientTest, CountsByMethodAndKind) {
     EXPECT_NE(r->status, 0) << r->transport_error;
     EXPECT_NE(r->status, 401);
   }
-  EXPECT_EQ(c->counts(), (std::map<std::string, int>{
-                             {"GET pods", 2}, {"GET log", 1}, {"POST jobs", 1}, {"DELETE jobs", 1}}));
+  EXPECT_EQ(c->counts(),
+            (std::map<std::string, int>{{"GET pods", 2}, {"GET log", 1}, {"POST jobs", 1}, {"DELETE jobs", 1}}));
 }
 
 // ---------------------------------------------------------------------------
@@ -487,12 +487,13 @@ TEST(KubeClientNoServerTest, ExecPluginFailures) {
     return r.ok() ? std::string() : r.status().str();
   };
   std::string name = "exec plugin '" + (dir / "plugin.sh") + "'";
-  EXPECT_EQ(run("echo 'please log in' >&2; echo SECRET-OUT; exit 3"),
-            name + " failed (exit code 3): please log in");
+  EXPECT_EQ(run("echo 'please log in' >&2; echo SECRET-OUT; exit 3"), name + " failed (exit code 3): please log in");
   EXPECT_EQ(run("echo '{\"token\": \"SECRET-1\"'"), name + ": it printed no JSON object (an ExecCredential)");
-  EXPECT_EQ(run(R"(echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"SECRET-2"}}')"),
-            name + ": it printed apiVersion 'client.authentication.k8s.io/v1beta1' but the kubeconfig asks for "
-                   "client.authentication.k8s.io/v1");
+  EXPECT_EQ(
+      run(R"(echo '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"token":"SECRET-2"}}')"),
+      name +
+          ": it printed apiVersion 'client.authentication.k8s.io/v1beta1' but the kubeconfig asks for "
+          "client.authentication.k8s.io/v1");
   t.exec->command = dir / "no-such-plugin";
   t.exec->install_hint = "install it with apt";
   auto c = Client(t);
@@ -551,13 +552,14 @@ TEST(KubeClientExecCredentialTest, Parses) {
   EXPECT_EQ(c->client_cert_pem, "CERT");
   EXPECT_EQ(c->client_key_pem, "KEY");
   EXPECT_FALSE(c->expires);
-  for (const char* bad : {R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{}})",
-                          R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
+  for (const char* bad :
+       {R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{}})",
+        R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
                               "status":{"clientKeyData":"SECRET"}})",
-                          R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"Secret","status":{"token":"SECRET"}})",
-                          R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
+        R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"Secret","status":{"token":"SECRET"}})",
+        R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
                               "status":{"token":"SECRET","expirationTimestamp":"soon"}})",
-                          "SECRET", ""}) {
+        "SECRET", ""}) {
     auto e = ParseExecCredential(bad, v1);
     ASSERT_FALSE(e.ok()) << bad;
     EXPECT_EQ(e.status().str().find("SECRET"), std::string::npos) << e.status().str();

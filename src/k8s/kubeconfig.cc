@@ -69,8 +69,7 @@ Result<bool> BoolField(const YAML::Node& map, const std::string& key, const std:
 }
 
 // The mark of map[key] when present, else of `fallback`.
-SourceMark MarkAt(const YAML::Node& map, const std::string& key, const YAML::Node& fallback,
-                  const std::string& file) {
+SourceMark MarkAt(const YAML::Node& map, const std::string& key, const YAML::Node& fallback, const std::string& file) {
   YAML::Node n = Get(map, key);
   return MarkOf(Present(n) ? n : fallback, file);
 }
@@ -131,8 +130,9 @@ Status ReadCluster(const Named& c, const std::string& name, KubeTarget* t) {
   t->insecure_skip_tls_verify = *insecure;
   if (t->insecure_skip_tls_verify && !t->ca_pem.empty())
     return Status::Error(MarkAt(c.body, "insecure-skip-tls-verify", c.item, c.file),
-                         "cluster '" + name + "' gives both a certificate-authority and insecure-skip-tls-verify; "
-                         "kubectl refuses that too (remove one)");
+                         "cluster '" + name +
+                             "' gives both a certificate-authority and insecure-skip-tls-verify; "
+                             "kubectl refuses that too (remove one)");
   auto sni = Field(c.body, "tls-server-name", c.file);
   if (!sni.ok()) return sni.status();
   t->tls_server_name = *sni;
@@ -148,8 +148,7 @@ Result<std::vector<std::string>> StringList(const YAML::Node& n, const std::stri
   if (!Present(n)) return out;
   if (!n.IsSequence()) return Status::Error(MarkOf(n, file), what + ": expected a list of strings, got " + Kind(n));
   for (const auto& item : n) {
-    if (!item.IsScalar())
-      return Status::Error(MarkOf(item, file), what + ": expected a string, got " + Kind(item));
+    if (!item.IsScalar()) return Status::Error(MarkOf(item, file), what + ": expected a string, got " + Kind(item));
     out.push_back(item.Scalar());
   }
   return out;
@@ -158,10 +157,10 @@ Result<std::vector<std::string>> StringList(const YAML::Node& n, const std::stri
 Result<std::vector<std::pair<std::string, std::string>>> EnvList(const YAML::Node& n, const std::string& file) {
   std::vector<std::pair<std::string, std::string>> out;
   if (!Present(n)) return out;
-  if (!n.IsSequence()) return Status::Error(MarkOf(n, file), "exec env: expected a list of {name, value}, got " + Kind(n));
+  if (!n.IsSequence())
+    return Status::Error(MarkOf(n, file), "exec env: expected a list of {name, value}, got " + Kind(n));
   for (const auto& item : n) {
-    if (!item.IsMap())
-      return Status::Error(MarkOf(item, file), "exec env: expected {name, value}, got " + Kind(item));
+    if (!item.IsMap()) return Status::Error(MarkOf(item, file), "exec env: expected {name, value}, got " + Kind(item));
     auto name = Field(item, "name", file);
     if (!name.ok()) return name.status();
     if (name->empty()) return Status::Error(MarkOf(item, file), "exec env: an entry has no name");
@@ -179,9 +178,9 @@ Result<KubeExec> ReadExec(const YAML::Node& n, const std::string& file) {
   auto api = Field(n, "apiVersion", file);
   if (!api.ok()) return api.status();
   if (*api != kApiV1Beta1 && *api != kApiV1)
-    return Status::Error(MarkAt(n, "apiVersion", n, file), "exec: apiVersion must be " + std::string(kApiV1Beta1) +
-                                                               " or " + kApiV1 +
-                                                               (api->empty() ? " (it is missing)" : ", not '" + *api + "'"));
+    return Status::Error(MarkAt(n, "apiVersion", n, file),
+                         "exec: apiVersion must be " + std::string(kApiV1Beta1) + " or " + kApiV1 +
+                             (api->empty() ? " (it is missing)" : ", not '" + *api + "'"));
   x.api_version = *api;
   auto cmd = Field(n, "command", file);
   if (!cmd.ok()) return cmd.status();
@@ -210,8 +209,9 @@ Result<KubeExec> ReadExec(const YAML::Node& n, const std::string& file) {
 Status ReadUser(const Named& u, const std::string& name, KubeTarget* t) {
   if (Present(Get(u.body, "auth-provider")))
     return Status::Error(MarkAt(u.body, "auth-provider", u.item, u.file),
-                         "user '" + name + "': auth-provider plugins are not supported; use an exec plugin "
-                         "(e.g. gke-gcloud-auth-plugin, kubelogin)");
+                         "user '" + name +
+                             "': auth-provider plugins are not supported; use an exec plugin "
+                             "(e.g. gke-gcloud-auth-plugin, kubelogin)");
   if (Present(Get(u.body, "username")) || Present(Get(u.body, "password")))
     return Status::Error(MarkAt(u.body, "username", u.item, u.file),
                          "user '" + name + "': basic authentication (username/password) is not supported");
@@ -232,9 +232,9 @@ Status ReadUser(const Named& u, const std::string& name, KubeTarget* t) {
   auto key = FileOrData(u, "client-key");
   if (!key.ok()) return key.status();
   if (cert->empty() != key->empty())
-    return Status::Error(MarkOf(u.item, u.file), "user '" + name + "' gives a client " +
-                                                     (cert->empty() ? "key but no client-certificate"
-                                                                    : "certificate but no client-key"));
+    return Status::Error(MarkOf(u.item, u.file),
+                         "user '" + name + "' gives a client " +
+                             (cert->empty() ? "key but no client-certificate" : "certificate but no client-key"));
   t->client_cert_pem = *cert;
   t->client_key_pem = *key;
   YAML::Node exec = Get(u.body, "exec");
@@ -275,8 +275,8 @@ Status MergeFile(const std::string& file, Merged* m) {
   if (docs->empty()) return Status::OK();  // an empty kubeconfig is an empty config
   const YAML::Node& root = (*docs)[0];
   if (!root.IsMap())
-    return Status::Error(MarkOf(root, file), "expected a kubeconfig (a mapping with clusters, contexts and users), got " +
-                                                 Kind(root));
+    return Status::Error(MarkOf(root, file),
+                         "expected a kubeconfig (a mapping with clusters, contexts and users), got " + Kind(root));
   m->files.push_back(file);
   Status s = AddEntries(root, "clusters", "cluster", file, &m->clusters, nullptr);
   if (s.ok()) s = AddEntries(root, "contexts", "context", file, &m->contexts, &m->contexts_mark);
@@ -296,8 +296,8 @@ Result<KubeTarget> FromMerged(const Merged& m, const std::string& context) {
   SourceMark where = context.empty() ? m.current_context_mark : m.contexts_mark;
   if (!where.known()) where = SourceMark{m.files.empty() ? "" : m.files[0]};
   if (name.empty())
-    return Status::Error(where, "no current-context is set and no context was given (contexts: " +
-                                    Names(m.contexts) + ")");
+    return Status::Error(where,
+                         "no current-context is set and no context was given (contexts: " + Names(m.contexts) + ")");
   auto ctx = m.contexts.find(name);
   if (ctx == m.contexts.end())
     return Status::Error(where, "context '" + name + "' not found (contexts: " + Names(m.contexts) + ")" +
@@ -321,9 +321,9 @@ Result<KubeTarget> FromMerged(const Merged& m, const std::string& context) {
   if (!user->empty()) {
     auto u = m.users.find(*user);
     if (u == m.users.end())
-      return Status::Error(MarkAt(c.body, "user", c.item, c.file),
-                           "user '" + *user + "' of context '" + name + "' not found (users: " + Names(m.users) +
-                               ")" + DidYouMean(*user, NameList(m.users)));
+      return Status::Error(MarkAt(c.body, "user", c.item, c.file), "user '" + *user + "' of context '" + name +
+                                                                       "' not found (users: " + Names(m.users) + ")" +
+                                                                       DidYouMean(*user, NameList(m.users)));
     s = ReadUser(u->second, *user, &t);
     if (!s.ok()) return s;
   }
@@ -360,8 +360,7 @@ Result<KubeTarget> InCluster(const KubeLoadOptions& o) {
 Result<std::vector<std::string>> KubeconfigFiles(const KubeLoadOptions& o, std::string* tried) {
   std::vector<std::string> files;
   if (!o.kubeconfig_flag.empty()) {
-    if (!PathExists(o.kubeconfig_flag))
-      return Status::Error("kubeconfig '" + o.kubeconfig_flag + "' does not exist");
+    if (!PathExists(o.kubeconfig_flag)) return Status::Error("kubeconfig '" + o.kubeconfig_flag + "' does not exist");
     files.push_back(o.kubeconfig_flag);
     return files;
   }

@@ -292,7 +292,7 @@ TEST_F(KubeConfigTest, InClusterFallback) {
   EXPECT_EQ(t->ca_pem, "SA-CA");
   EXPECT_EQ(t->ns, "team-a");
 
-  o.in_cluster_host = "fd00::1";  // IPv6 gets brackets
+  o.in_cluster_host = "fd00::1";                                   // IPv6 gets brackets
   o.kubeconfig_env = dir_ / "missing1" + ":" + dir_ / "missing2";  // none exists: still in-cluster
   t = LoadKubeTarget(o);
   ASSERT_TRUE(t.ok()) << t.status().str();
@@ -323,8 +323,7 @@ TEST_F(KubeConfigTest, NothingFound) {
   o.kubeconfig_env = dir_ / "x";
   t = LoadKubeTarget(o);
   ASSERT_FALSE(t.ok());
-  EXPECT_NE(t.status().str().find("none of the files in $KUBECONFIG (" + (dir_ / "x") + ") exists"),
-            std::string::npos);
+  EXPECT_NE(t.status().str().find("none of the files in $KUBECONFIG (" + (dir_ / "x") + ") exists"), std::string::npos);
 }
 
 // Each bad input names file:line:column and what was expected.
@@ -402,8 +401,9 @@ clusters:
   EXPECT_EQ(Error(head + "    certificate-authority: pki/ca.crt\n    certificate-authority-data: Q0E=\n"),
             bad + ":8:33: certificate-authority and certificate-authority-data are both given; keep one");
   EXPECT_EQ(Error(head + "    certificate-authority: pki/ca.crt\n    insecure-skip-tls-verify: true\n"),
-            bad + ":8:31: cluster 'c' gives both a certificate-authority and insecure-skip-tls-verify; "
-                  "kubectl refuses that too (remove one)");
+            bad +
+                ":8:31: cluster 'c' gives both a certificate-authority and insecure-skip-tls-verify; "
+                "kubectl refuses that too (remove one)");
   EXPECT_EQ(Error(head + "    insecure-skip-tls-verify: maybe\n"),
             bad + ":7:31: insecure-skip-tls-verify: expected true or false");
   EXPECT_EQ(Error(head + "users: [{name: u, user: {tokenFile: nope.token}}]\n"),
@@ -411,15 +411,16 @@ clusters:
   EXPECT_EQ(Error(head + "users: [{name: u, user: {client-certificate-data: Q0E=}}]\n"),
             bad + ":7:9: user 'u' gives a client certificate but no client-key");
   EXPECT_EQ(Error(head + "users: [{name: u, user: {exec: {command: get-token}}}]\n"),
-            bad + ":7:32: exec: apiVersion must be client.authentication.k8s.io/v1beta1 or "
-                  "client.authentication.k8s.io/v1 (it is missing)");
+            bad +
+                ":7:32: exec: apiVersion must be client.authentication.k8s.io/v1beta1 or "
+                "client.authentication.k8s.io/v1 (it is missing)");
   EXPECT_EQ(Error(head + "users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1}}}]\n"),
             bad + ":7:32: exec: command is missing");
   EXPECT_EQ(Error(head + "users: [{name: u, user: {auth-provider: {name: gcp}}}]\n"),
-            bad + ":7:41: user 'u': auth-provider plugins are not supported; use an exec plugin "
-                  "(e.g. gke-gcloud-auth-plugin, kubelogin)");
-  EXPECT_EQ(Error(head + "users: {u: {}}\n"),
-            bad + ":7:8: users: expected a list of {name, user}, got a mapping");
+            bad +
+                ":7:41: user 'u': auth-provider plugins are not supported; use an exec plugin "
+                "(e.g. gke-gcloud-auth-plugin, kubelogin)");
+  EXPECT_EQ(Error(head + "users: {u: {}}\n"), bad + ":7:8: users: expected a list of {name, user}, got a mapping");
   EXPECT_EQ(Error(head + "users: [{user: {}}]\n"), bad + ":7:9: an entry of users has no name");
   EXPECT_EQ(Error("- just a list\n"),
             bad + ":1:1: expected a kubeconfig (a mapping with clusters, contexts and users), got a list");

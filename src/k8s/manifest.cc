@@ -47,8 +47,10 @@ std::string DnsLabel(const std::string& s, size_t max) {
   std::string out;
   for (char ch : s) {
     char c = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
-    else if (!out.empty() && out.back() != '-') out += '-';
+    if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+      out += c;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
   }
   if (out.size() > max) out.resize(max);
   while (!out.empty() && out.back() == '-') out.pop_back();
@@ -184,9 +186,12 @@ Result<StageLayout> Layout(const Job& job, const K8sOptions& opts) {
   // The job's stderr file: where job.stderr_path says in the stage
   // directory, else its base name there.
   auto err = job.stderr_path.empty() ? std::nullopt : RelativeTo(s.host_dir, job.stderr_path);
-  if (err && *err != ".") s.err = *err;
-  else if (!job.stderr_path.empty() && job.stderr_path.back() != '/') s.err = job.stderr_path.substr(job.stderr_path.rfind('/') + 1);
-  else s.err = kDefaultErr;
+  if (err && *err != ".")
+    s.err = *err;
+  else if (!job.stderr_path.empty() && job.stderr_path.back() != '/')
+    s.err = job.stderr_path.substr(job.stderr_path.rfind('/') + 1);
+  else
+    s.err = kDefaultErr;
   for (const auto& f : job.fetch_files) {
     std::string pat = f;
     if (StartsWith(pat, "/")) {
@@ -194,14 +199,16 @@ Result<StageLayout> Layout(const Job& job, const K8sOptions& opts) {
       if (!r) return Status::Error("fetch file '" + f + "' is not in the stage directory " + s.host_dir);
       pat = *r;
     }
-    if (pat.empty() || HasDotDot(pat)) return Status::Error("fetch file '" + f + "': give a path in the stage directory");
+    if (pat.empty() || HasDotDot(pat))
+      return Status::Error("fetch file '" + f + "': give a path in the stage directory");
     s.fetch.push_back(pat);
   }
   if (!opts.staging_volume.empty()) {
     auto rel = RelativeTo(opts.staging_host_path, s.host_dir);
     if (!rel)
       return Status::Error("the stage directory " + s.host_dir + " is not under staging_host_path " +
-                           opts.staging_host_path + ": set the stage prefix (--prefix) to a folder on the staging volume");
+                           opts.staging_host_path +
+                           ": set the stage prefix (--prefix) to a folder on the staging volume");
     s.on_volume = true;
     s.pod_dir = AbsPath(JoinPath(StagingPodPath(opts), *rel));
   }
@@ -232,7 +239,9 @@ std::string BootstrapFunctions(const StageLayout& s, const std::string& nonce) {
       words.push_back(ShellQuote(s.build_err));
     }
     b += "  set --\n"
-         "  for hb_f in " + Join(words, " ") + "; do\n"
+         "  for hb_f in " +
+         Join(words, " ") +
+         "; do\n"
          "    case $hb_f in -*) hb_f=./$hb_f ;; esac\n"
          "    [ -e \"$hb_f\" ] && set -- \"$@\" \"$hb_f\"\n"
          "  done\n";
@@ -286,8 +295,9 @@ std::string BootstrapRun(const StageLayout& s) {
     b += "\"$hb_sh\" " + build + " </dev/null >" + ShellQuote(s.build_out) + " 2>" + ShellQuote(s.build_err) + "\n";
     b += "hb_s=$?\n"
          "if [ \"$hb_s\" -ne 0 ]; then\n"
-         "  printf 'hetbench: %s\\n' \"the build script \"" + build + "\" failed with exit status $hb_s (see \"" +
-         ShellQuote(s.build_err) + "\")\" >\"$hb_err\"\n"
+         "  printf 'hetbench: %s\\n' \"the build script \"" +
+         build + "\" failed with exit status $hb_s (see \"" + ShellQuote(s.build_err) +
+         "\")\" >\"$hb_err\"\n"
          "  hb_finish \"$hb_s\"\n"
          "fi\n";
   }
@@ -481,8 +491,9 @@ json PodSpec(const K8sOptions& opts, const std::string& service, json container)
 Result<ManifestSet> GeneratedJob(const Job& job, const K8sOptions& opts) {
   std::string image = !job.image.empty() ? job.image : opts.image;
   if (image.empty())
-    return Status::Error("no container image: set `image` in the test or in its environment, or `image` in the "
-                         "partition's sched_options");
+    return Status::Error(
+        "no container image: set `image` in the test or in its environment, or `image` in the "
+        "partition's sched_options");
   Shape sh = ShapeOf(job);
   auto resources = Resources(job, opts, sh);
   if (!resources.ok()) return resources.status();
@@ -508,8 +519,9 @@ Result<ManifestSet> GeneratedJob(const Job& job, const K8sOptions& opts) {
   json spec = {{"backoffLimit", 0},
                {"completions", sh.pods},
                {"parallelism", sh.pods},
-               {"template", {{"metadata", {{"labels", labels}, {"annotations", annotations}}},
-                             {"spec", PodSpec(opts, service, container)}}}};
+               {"template",
+                {{"metadata", {{"labels", labels}, {"annotations", annotations}}},
+                 {"spec", PodSpec(opts, service, container)}}}};
   if (sh.pods > 1) spec["completionMode"] = "Indexed";
   if (job.time_limit_s > 0) spec["activeDeadlineSeconds"] = static_cast<long long>(std::ceil(job.time_limit_s));
   if (opts.ttl_seconds_after_finished >= 0 && !opts.keep_failed_jobs)
@@ -565,8 +577,9 @@ Status InjectPodSpec(json* spec, const Injection& in) {
   for (const auto& e : PayloadEnv(*in.job, *in.payload)) c["env"].push_back(e);
   if (!c.contains("image")) {
     if (in.image.empty())
-      return Status::Error("manifest: the first container has no image: set `image` in the test or in its "
-                           "environment, or `image` in the partition's sched_options");
+      return Status::Error(
+          "manifest: the first container has no image: set `image` in the test or in its "
+          "environment, or `image` in the partition's sched_options");
     c["image"] = in.image;
   }
   json volumes = json::array(), mounts = json::array();
@@ -621,8 +634,8 @@ Status Classify(const json& obj, const K8sOptions& opts, ManifestSet* set) {
   } else {
     CustomResourceSpec cr = CustomResourceDefaults(opts.custom_resource, api, kind);
     if (cr.plural.empty())
-      return Status::Error(what + " is a custom resource: set custom_resource.plural (e.g. " +
-                           DnsLabel(kind, 60) + "s) in the partition's sched_options or the test's k8s block");
+      return Status::Error(what + " is a custom resource: set custom_resource.plural (e.g. " + DnsLabel(kind, 60) +
+                           "s) in the partition's sched_options or the test's k8s block");
     if (!cr.api_version.empty() && cr.api_version != api)
       return Status::Error(what + ": custom_resource.api_version says " + cr.api_version);
     set->main_kind = cr.plural;
@@ -651,8 +664,10 @@ Result<ManifestSet> UserManifest(const Job& job, const K8sOptions& opts) {
     md.erase("name");
     if (!md.contains("generateName")) md["generateName"] = GenerateName(job.name, set.pods_expected);
   }
-  if (opts.ns.empty()) md.erase("namespace");
-  else md["namespace"] = opts.ns;
+  if (opts.ns.empty())
+    md.erase("namespace");
+  else
+    md["namespace"] = opts.ns;
   if (set.main_kind == "pods" && obj.contains("spec") && !obj["spec"].contains("restartPolicy"))
     obj["spec"]["restartPolicy"] = "Never";
   // A user's Pod or Job runs under the test's time limit, as hetbench's own
@@ -746,8 +761,8 @@ Result<PodOutput> ParsePodLog(const std::string& log, const std::string& nonce, 
   try {
     out.exit_status = std::stoi(log.substr(num, close - num));
   } catch (const std::exception&) {
-    return Status::Error("pod " + pod_name + ": bad exit status in the end marker: '" +
-                         log.substr(num, close - num) + "'");
+    return Status::Error("pod " + pod_name + ": bad exit status in the end marker: '" + log.substr(num, close - num) +
+                         "'");
   }
   auto archive = Base64Decode(std::string_view(log).substr(data, e - data));
   if (!archive) return Status::Error("pod " + pod_name + ": the result files in the log are not valid base64");

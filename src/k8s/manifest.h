@@ -43,7 +43,7 @@ namespace hb {
 // Labels hetbench puts on everything it creates.
 inline constexpr char kLabelManagedBy[] = "app.kubernetes.io/managed-by";  // = "hetbench"
 inline constexpr char kLabelSession[] = "hetbench.io/session";
-inline constexpr char kLabelCase[] = "hetbench.io/case";  // a hash of the case id (label values are limited)
+inline constexpr char kLabelCase[] = "hetbench.io/case";          // a hash of the case id (label values are limited)
 inline constexpr char kAnnotationCase[] = "hetbench.io/case-id";  // the full case id
 inline constexpr char kLabelQueue[] = "kueue.x-k8s.io/queue-name";
 
@@ -63,8 +63,8 @@ struct ManifestSet {
   // "/api/v1", "/apis/graphcore.ai/v1alpha1") and the resource's plural
   // ("jobs", "services", "ipujobs"). CollectionPath() joins them.
   std::vector<std::string> api_prefixes, plurals;
-  int pods_expected = 1;       // completions (or parallelism) of the main object; 1 for a custom resource
-  std::string nonce;           // the payload's marker nonce ("" when no pod carries the payload)
+  int pods_expected = 1;  // completions (or parallelism) of the main object; 1 for a custom resource
+  std::string nonce;      // the payload's marker nonce ("" when no pod carries the payload)
 };
 
 // "PREFIX/namespaces/NS/PLURAL" for object i: where to POST it (add
@@ -96,8 +96,8 @@ Result<ManifestSet> MakeManifests(const Job& job, const K8sOptions& opts);
 // path when the two differ, and the result files stay on the volume (the
 // markers come without an archive).
 struct Payload {
-  std::vector<std::string> command;                          // {"/bin/sh", "-c", BOOTSTRAP}
-  std::vector<std::pair<std::string, std::string>> env;      // e.g. HETBENCH_STAGE_TGZ
+  std::vector<std::string> command;                      // {"/bin/sh", "-c", BOOTSTRAP}
+  std::vector<std::pair<std::string, std::string>> env;  // e.g. HETBENCH_STAGE_TGZ
   std::string nonce;
 };
 Result<Payload> MakePayload(const Job& job, const K8sOptions& opts);

@@ -50,13 +50,15 @@ TEST(ManifestPayloadTest, RoundTripThroughAShell) {
   Stage s("st age $(HOME) $$ 'q' \"d\" `x` ;&|");
   s.job.script_path = s.tmp.Write("st age $(HOME) $$ 'q' \"d\" `x` ;&|/run me.sh",
                                   "#!/bin/bash\n"
-                                  "cd " + ShellQuote(s.dir) + " || exit 125\n"
-                                  "echo \"hello stdout\"\n"
-                                  "printf 'no newline'\n"
-                                  "echo \"hello stderr\" >&2\n"
-                                  "cat input.txt > 'out $1 file.txt'\n"
-                                  "echo dat > a.dat; echo dat > b.dat\n"
-                                  "exit 3\n");
+                                  "cd " +
+                                      ShellQuote(s.dir) +
+                                      " || exit 125\n"
+                                      "echo \"hello stdout\"\n"
+                                      "printf 'no newline'\n"
+                                      "echo \"hello stderr\" >&2\n"
+                                      "cat input.txt > 'out $1 file.txt'\n"
+                                      "echo dat > a.dat; echo dat > b.dat\n"
+                                      "exit 3\n");
   s.tmp.Write("st age $(HOME) $$ 'q' \"d\" `x` ;&|/input.txt", "from the stage\n");
   s.job.build_script_path = s.tmp.Write("st age $(HOME) $$ 'q' \"d\" `x` ;&|/hb_build.sh",
                                         "echo building; echo built > built.bin; echo warn >&2\n");
@@ -193,15 +195,16 @@ TEST(ManifestPayloadTest, ExtractRefusesPathsOutsideAndLinks) {
   TempDir t;
   auto pack = [&](const std::string& py) {
     std::string file = t / "a.tgz";
-    std::string cmd = "/usr/bin/python3 -c " +
-                      ShellQuote("import io, tarfile\n"
-                                 "t = tarfile.open('" + file + "', 'w:gz')\n" + py +
-                                 "t.close()\n");
+    std::string cmd = "/usr/bin/python3 -c " + ShellQuote(
+                                                   "import io, tarfile\n"
+                                                   "t = tarfile.open('" +
+                                                   file + "', 'w:gz')\n" + py + "t.close()\n");
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     return ReadFile(file).value();
   };
-  std::string add = "def add(name, data=b'x'):\n"
-                    "    i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))\n";
+  std::string add =
+      "def add(name, data=b'x'):\n"
+      "    i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))\n";
   Status st = ExtractArchive(pack(add + "add('ok.txt')\nadd('../evil.txt')\n"), t / "out");
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("'../evil.txt', which is outside the stage directory"), std::string::npos) << st.str();

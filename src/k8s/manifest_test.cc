@@ -127,7 +127,8 @@ TEST(ManifestTest, IndexedJobWithHeadlessService) {
   // JOB_NAME is defined before the variables that expand it.
   std::vector<std::string> order;
   for (const auto& e : Container(job)["env"]) order.push_back(e["name"]);
-  EXPECT_LT(std::find(order.begin(), order.end(), "HETBENCH_JOB_NAME"), std::find(order.begin(), order.end(), "MASTER_ADDR"));
+  EXPECT_LT(std::find(order.begin(), order.end(), "HETBENCH_JOB_NAME"),
+            std::find(order.begin(), order.end(), "MASTER_ADDR"));
   // Kubernetes' expansion gives the rank-0 pod's name in the Service.
   EXPECT_EQ(KubeExpand(env["MASTER_ADDR"]["value"], {{"HETBENCH_JOB_NAME", "hb-stream-x7k2p"}}),
             "hb-stream-x7k2p-0." + name);
@@ -190,9 +191,12 @@ TEST(ManifestTest, KueueQueueSuspendsTheJob) {
 TEST(ManifestTest, KeptFailedJobsAreNotGarbageCollected) {
   Stage s;
   EXPECT_EQ(MainJob(Make(s.job, Options()))["spec"]["ttlSecondsAfterFinished"], 3600);
-  EXPECT_FALSE(MainJob(Make(s.job, Options(R"({"keep_failed_jobs": true})")))["spec"].contains("ttlSecondsAfterFinished"));
-  EXPECT_FALSE(MainJob(Make(s.job, Options(R"({"ttl_seconds_after_finished": -1})")))["spec"].contains("ttlSecondsAfterFinished"));
-  EXPECT_EQ(MainJob(Make(s.job, Options(R"({"ttl_seconds_after_finished": 0})")))["spec"]["ttlSecondsAfterFinished"], 0);
+  EXPECT_FALSE(
+      MainJob(Make(s.job, Options(R"({"keep_failed_jobs": true})")))["spec"].contains("ttlSecondsAfterFinished"));
+  EXPECT_FALSE(MainJob(Make(s.job, Options(R"({"ttl_seconds_after_finished": -1})")))["spec"].contains(
+      "ttlSecondsAfterFinished"));
+  EXPECT_EQ(MainJob(Make(s.job, Options(R"({"ttl_seconds_after_finished": 0})")))["spec"]["ttlSecondsAfterFinished"],
+            0);
 }
 
 TEST(ManifestTest, DeadlineIsRoundedUp) {
@@ -212,10 +216,8 @@ TEST(ManifestTest, NamesAreDnsSafe) {
     std::string name;
     std::string want;
   };
-  const Case cases[] = {{"hb_NCCL Test!", "hb-nccl-test-"},
-                        {"__Über__", "ber-"},
-                        {"***", "hb-"},
-                        {"hb_" + std::string(100, 'x'), ""}};
+  const Case cases[] = {
+      {"hb_NCCL Test!", "hb-nccl-test-"}, {"__Über__", "ber-"}, {"***", "hb-"}, {"hb_" + std::string(100, 'x'), ""}};
   for (const auto& c : cases) {
     s.job.name = c.name;
     std::string g = MainJob(Make(s.job, Options()))["metadata"]["generateName"];
@@ -285,8 +287,9 @@ TEST(ManifestTest, TooBigStageNeedsAStagingVolume) {
   EXPECT_NE(r.status().message().find("`staging_volume`"), std::string::npos);
 
   // On a staging volume nothing travels in the manifest.
-  K8sOptions o = Options(json{{"staging_volume", "stage-pvc"}, {"staging_pod_path", "/stage"},
-                               {"staging_host_path", s.tmp.path()}}.dump());
+  K8sOptions o =
+      Options(json{{"staging_volume", "stage-pvc"}, {"staging_pod_path", "/stage"}, {"staging_host_path", s.tmp.path()}}
+                  .dump());
   ManifestSet m = Make(s.job, o);
   const json& pod = MainJob(m)["spec"]["template"]["spec"];
   for (const auto& e : Container(MainJob(m))["env"])
@@ -389,7 +392,7 @@ TEST(ManifestTest, UserJobGetsNoRetriesAndTheTimeLimitUnlessItSetsThem) {
   EXPECT_EQ(job["spec"]["backoffLimit"], 0);
   EXPECT_EQ(job["spec"]["activeDeadlineSeconds"], 91);
   EXPECT_EQ(job["spec"]["ttlSecondsAfterFinished"], 3600);  // the partition's TTL
-  o.keep_failed_jobs = true;  // --keep-failed-jobs: no TTL, failed Jobs stay
+  o.keep_failed_jobs = true;                                // --keep-failed-jobs: no TTL, failed Jobs stay
   EXPECT_FALSE(Make(s.job, o).objects[0]["spec"].contains("ttlSecondsAfterFinished"));
   o.keep_failed_jobs = false;
   o.manifest["spec"]["ttlSecondsAfterFinished"] = 60;  // the manifest's own wins

@@ -20,7 +20,6 @@
 
 namespace hb {
 
-
 using json = nlohmann::json;
 
 inline constexpr char kScript[] = "#!/bin/bash\necho hello\n";

@@ -40,13 +40,15 @@ struct Field {
   size_t off, len;
 };
 constexpr Field kName{0, 100}, kMode{100, 8}, kUid{108, 8}, kGid{116, 8}, kSize{124, 12}, kMtime{136, 12},
-    kChksum{148, 8}, kLinkname{157, 100}, kMagic{257, 6}, kVersion{263, 2}, kDevmajor{329, 8},
-    kDevminor{337, 8}, kPrefix{345, 155};
+    kChksum{148, 8}, kLinkname{157, 100}, kMagic{257, 6}, kVersion{263, 2}, kDevmajor{329, 8}, kDevminor{337, 8},
+    kPrefix{345, 155};
 constexpr size_t kTypeflag = 156;
 
 using Block = std::array<char, kBlock>;
 
-void PutString(Block* h, Field f, std::string_view s) { std::memcpy(h->data() + f.off, s.data(), std::min(s.size(), f.len)); }
+void PutString(Block* h, Field f, std::string_view s) {
+  std::memcpy(h->data() + f.off, s.data(), std::min(s.size(), f.len));
+}
 
 // Octal with a NUL terminator when it fits, else GNU's base-256 (the first
 // byte 0x80, then the value big-endian).
@@ -459,7 +461,9 @@ class TarReader {
     }
   }
 
-  Status SkipData() { return ReadData([](std::string_view) { return Status::OK(); }); }
+  Status SkipData() {
+    return ReadData([](std::string_view) { return Status::OK(); });
+  }
 
   Status SkipPadding() {
     char pad[kBlock];
@@ -472,8 +476,8 @@ class TarReader {
 
   Status ParseHeader(const Block& h, Entry* e) {
     auto chksum = GetNumber(h, kChksum);
-    if (!chksum || (*chksum != static_cast<uint64_t>(HeaderSum(h, false)) &&
-                    static_cast<int64_t>(*chksum) != HeaderSum(h, true)))
+    if (!chksum ||
+        (*chksum != static_cast<uint64_t>(HeaderSum(h, false)) && static_cast<int64_t>(*chksum) != HeaderSum(h, true)))
       return Damaged("a header has a bad checksum" + After());
     std::string name = GetString(h, kName);
     bool posix = std::memcmp(h.data() + kMagic.off, "ustar\0", 6) == 0;
@@ -485,7 +489,8 @@ class TarReader {
     if (!mode || !size) return Damaged("the header of '" + e->name + "' has a bad number in it");
     e->mode = static_cast<uint32_t>(*mode & 07777);
     e->size = pax_size_ && !IsExtension(e->type) ? *pax_size_ : *size;
-    e->mtime = static_cast<int64_t>(GetNumber(h, kMtime).value_or(0));  // GNU writes times before 1970 as negative base-256
+    e->mtime =
+        static_cast<int64_t>(GetNumber(h, kMtime).value_or(0));  // GNU writes times before 1970 as negative base-256
     if (!IsExtension(e->type)) {
       last_ = e->name;
       pax_path_ = pax_link_ = long_name_ = long_link_ = std::nullopt;
@@ -499,7 +504,8 @@ class TarReader {
   }
 
   Status ReadExtension(const Entry& e) {
-    if (e.size > kMaxExtendedHeader) return Damaged("an extended header of " + std::to_string(e.size) + " bytes" + After());
+    if (e.size > kMaxExtendedHeader)
+      return Damaged("an extended header of " + std::to_string(e.size) + " bytes" + After());
     std::string data;
     Status st = ReadData([&](std::string_view piece) {
       data.append(piece);
@@ -582,15 +588,24 @@ Status Check(const Entry& e) {
     return Status::Error("'" + e.name + "' is " + what + ": refused (only files and folders are unpacked)");
   };
   switch (e.type) {
-    case '0': case '\0': case '7': case '5':
+    case '0':
+    case '\0':
+    case '7':
+    case '5':
       if (parts->empty() && !IsDir(e)) return Status::Error("not a valid tar.gz: a file named '" + e.name + "'");
       return Status::OK();
-    case '1': return refused("a hard link to '" + e.link + "'");
-    case '2': return refused("a symbolic link to '" + e.link + "'");
-    case '3': return refused("a character device");
-    case '4': return refused("a block device");
-    case '6': return refused("a FIFO");
-    default: return refused(std::string("of entry type '") + e.type + "', which is not supported");
+    case '1':
+      return refused("a hard link to '" + e.link + "'");
+    case '2':
+      return refused("a symbolic link to '" + e.link + "'");
+    case '3':
+      return refused("a character device");
+    case '4':
+      return refused("a block device");
+    case '6':
+      return refused("a FIFO");
+    default:
+      return refused(std::string("of entry type '") + e.type + "', which is not supported");
   }
 }
 

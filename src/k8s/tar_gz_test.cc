@@ -1,7 +1,7 @@
 #include "k8s/tar_gz.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -31,9 +31,12 @@ std::map<std::string, std::string> Tree(const std::string& dir) {
     EXPECT_EQ(lstat(e.path().c_str(), &st), 0);
     char mode[8];
     std::snprintf(mode, sizeof(mode), "%04o", st.st_mode & 07777);
-    if (S_ISLNK(st.st_mode)) out[rel] = "l " + fs::read_symlink(e.path()).string();
-    else if (S_ISDIR(st.st_mode)) out[rel] = std::string("d ") + mode;
-    else out[rel] = std::string("f ") + mode + " " + ReadFile(e.path()).value();
+    if (S_ISLNK(st.st_mode))
+      out[rel] = "l " + fs::read_symlink(e.path()).string();
+    else if (S_ISDIR(st.st_mode))
+      out[rel] = std::string("d ") + mode;
+    else
+      out[rel] = std::string("f ") + mode + " " + ReadFile(e.path()).value();
   }
   return out;
 }
@@ -83,8 +86,9 @@ struct Sample {
   TempDir tmp;
   std::string dir = tmp / "src";
   std::string long100 = "folder-" + std::string(60, 'p') + "/" + std::string(70, 'q') + ".txt";  // prefix + name
-  std::string long155 = std::string(120, 'w') + "/" + std::string(150, 'n') + ".dat";             // GNU 'L'
-  std::string long_split = std::string(80, 'a') + "/" + std::string(60, 'b') + "/" + std::string(90, 'c');  // prefix + name
+  std::string long155 = std::string(120, 'w') + "/" + std::string(150, 'n') + ".dat";            // GNU 'L'
+  std::string long_split =
+      std::string(80, 'a') + "/" + std::string(60, 'b') + "/" + std::string(90, 'c');  // prefix + name
 
   Sample() {
     umask(022);  // the modes below survive it
@@ -143,7 +147,7 @@ TEST(TarGzTest, PacksNamesSortedAndRelative) {
 
 TEST(TarGzTest, SystemTarReadsOurArchive) {
   Sample s;
-  ASSERT_EQ(symlink("hb_job.sh", (s.dir + "/run.sh").c_str()), 0);  // kept as a link
+  ASSERT_EQ(symlink("hb_job.sh", (s.dir + "/run.sh").c_str()), 0);                                 // kept as a link
   ASSERT_EQ(symlink(("/nowhere/" + std::string(120, 'x')).c_str(), (s.dir + "/far").c_str()), 0);  // GNU 'K'
   auto packed = PackDirectoryTarGz(s.dir);
   ASSERT_TRUE(packed.ok()) << packed.status().str();
@@ -184,11 +188,13 @@ TEST(TarGzTest, ReadsPythonFormatsAndGzipMembers) {
   Sample s;
   for (std::string format : {"GNU_FORMAT", "PAX_FORMAT"}) {
     SCOPED_TRACE(format);
-    std::string py = "import tarfile, sys\n"
-                     "with tarfile.open(sys.argv[1], 'w:gz', format=tarfile." + format + ") as t:\n"
-                     "    t.add(sys.argv[2], arcname='.')\n";
-    ASSERT_EQ(Sh("/usr/bin/python3 -c " + ShellQuote(py) + " " + ShellQuote(s.tmp / "a.tgz") + " " +
-                 ShellQuote(s.dir)),
+    std::string py =
+        "import tarfile, sys\n"
+        "with tarfile.open(sys.argv[1], 'w:gz', format=tarfile." +
+        format +
+        ") as t:\n"
+        "    t.add(sys.argv[2], arcname='.')\n";
+    ASSERT_EQ(Sh("/usr/bin/python3 -c " + ShellQuote(py) + " " + ShellQuote(s.tmp / "a.tgz") + " " + ShellQuote(s.dir)),
               0);
     std::string out = s.tmp / ("out-" + format);
     Status st = ExtractTarGz(ReadFile(s.tmp / "a.tgz").value(), out);
@@ -205,15 +211,19 @@ TEST(TarGzTest, ReadsPythonFormatsAndGzipMembers) {
 
 // An archive made by Python's tarfile from `py` (t is the TarFile; add(name,
 // data) adds a file).
-std::string PyArchive(const TempDir& t, const std::string& py, const std::string& open_args = "format=tarfile.GNU_FORMAT") {
+std::string PyArchive(const TempDir& t, const std::string& py,
+                      const std::string& open_args = "format=tarfile.GNU_FORMAT") {
   std::string file = t / "py.tgz";
-  std::string script = "import io, tarfile\n"
-                       "t = tarfile.open('" + file + "', 'w:gz', " + open_args + ")\n"
-                       "def add(name, data=b'x'):\n"
-                       "    i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))\n"
-                       "def special(name, kind, target=''):\n"
-                       "    i = tarfile.TarInfo(name); i.type = kind; i.linkname = target; t.addfile(i)\n" +
-                       py + "t.close()\n";
+  std::string script =
+      "import io, tarfile\n"
+      "t = tarfile.open('" +
+      file + "', 'w:gz', " + open_args +
+      ")\n"
+      "def add(name, data=b'x'):\n"
+      "    i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))\n"
+      "def special(name, kind, target=''):\n"
+      "    i = tarfile.TarInfo(name); i.type = kind; i.linkname = target; t.addfile(i)\n" +
+      py + "t.close()\n";
   EXPECT_EQ(Sh("/usr/bin/python3 -c " + ShellQuote(script)), 0) << script;
   return ReadFile(file).value();
 }
@@ -285,7 +295,8 @@ TEST(TarGzTest, DamageIsAnErrorNamingWhere) {
   bad[512 + 3072 + 10] ^= 1;  // the name in the second header
   fails(Gzip(bad), "not a valid tar.gz: a header has a bad checksum (after 'first.txt')");
   fails(Gzip(tar.substr(0, 512 + 1000)), "not a valid tar.gz: 'first.txt' is cut short");
-  fails(Gzip(tar.substr(0, 512 + 3072 + 100)), "not a valid tar.gz: the archive ends inside a header (after 'first.txt')");
+  fails(Gzip(tar.substr(0, 512 + 3072 + 100)),
+        "not a valid tar.gz: the archive ends inside a header (after 'first.txt')");
   bad = tar;
   std::memcpy(&bad[124], "9999999999\0", 12);  // size, checksum fixed below
   unsigned sum = 0;

@@ -42,11 +42,15 @@ Words RunOptions(const ContainerRun& r) {
   for (size_t i = 0; i < mounts.size(); ++i) {
     bool literal = i >= user_mounts;  // the stage directory
     const auto& [host, ctr] = mounts[i];
-    if (IsSingularity(r.type)) opts.push_back("-B" + Dq(host + ":" + ctr, literal));
-    else if (IsDocker(r.type)) opts.push_back("-v " + Dq(host, literal) + ":" + Dq(ctr, false));
-    else opts.push_back("--mount=type=bind,source=" + Dq(host, literal) + ",destination=" + Dq(ctr, false));
+    if (IsSingularity(r.type))
+      opts.push_back("-B" + Dq(host + ":" + ctr, literal));
+    else if (IsDocker(r.type))
+      opts.push_back("-v " + Dq(host, literal) + ":" + Dq(ctr, false));
+    else
+      opts.push_back("--mount=type=bind,source=" + Dq(host, literal) + ",destination=" + Dq(ctr, false));
   }
-  if (IsSingularity(r.type) && r.gpus != GpuVendor::kNone) opts.push_back(r.gpus == GpuVendor::kAmd ? "--rocm" : "--nv");
+  if (IsSingularity(r.type) && r.gpus != GpuVendor::kNone)
+    opts.push_back(r.gpus == GpuVendor::kAmd ? "--rocm" : "--nv");
   if (IsDocker(r.type) && r.gpus == GpuVendor::kNvidia) opts.push_back("--gpus all");
   if (IsDocker(r.type) && r.gpus == GpuVendor::kAmd) opts.push_back("--device=/dev/kfd --device=/dev/dri");
   bool sarus_like = !IsSingularity(r.type) && !IsDocker(r.type);
@@ -68,8 +72,10 @@ std::vector<std::string> ContainerPrepareCommands(const ContainerRun& r) {
 
 std::string ContainerLaunchCommand(const ContainerRun& r) {
   Words cmd = {Tool(r.type)};
-  if (IsSingularity(r.type)) cmd.push_back(r.command ? "exec" : "run");
-  else cmd.push_back("run");
+  if (IsSingularity(r.type))
+    cmd.push_back(r.command ? "exec" : "run");
+  else
+    cmd.push_back("run");
   if (IsDocker(r.type)) cmd.push_back("--rm");
   Words opts = RunOptions(r);
   cmd.insert(cmd.end(), opts.begin(), opts.end());
@@ -97,18 +103,20 @@ Result<ContainerLines> ContainerFor(const ContainerSpec& spec, const std::string
                                     const std::string& partition_label, int num_gpus_per_node,
                                     const std::string& stagedir, const std::string& command) {
   const ContainerPlatform* platform = p.FindContainerPlatform(spec.platform);
-  std::string wanted = spec.platform.empty() ? "a default container platform" : "container platform '" + spec.platform + "'";
+  std::string wanted =
+      spec.platform.empty() ? "a default container platform" : "container platform '" + spec.platform + "'";
   if (!platform) {
     std::vector<std::string> have;
     for (const auto& c : p.container_platforms) have.push_back(c.type);
-    return Status::Error(spec.mark, "the test asks for " + wanted + " but partition '" + partition_label + "' " +
-                                        (have.empty() ? "configures no container_platforms"
-                                                      : "configures only " + Join(have, ", ")) +
-                                        " (see docs/containers.md)");
+    return Status::Error(
+        spec.mark, "the test asks for " + wanted + " but partition '" + partition_label + "' " +
+                       (have.empty() ? "configures no container_platforms" : "configures only " + Join(have, ", ")) +
+                       " (see docs/containers.md)");
   }
   if (image.empty())
-    return Status::Error(spec.mark, "container_platform: no image to run: set `image` in the test (or "
-                                    "container_platform: {image: ...}), or an `image` in its environment");
+    return Status::Error(spec.mark,
+                         "container_platform: no image to run: set `image` in the test (or "
+                         "container_platform: {image: ...}), or an `image` in its environment");
   ContainerRun run;
   run.type = platform->type;
   run.image = image;
@@ -121,8 +129,10 @@ Result<ContainerLines> ContainerFor(const ContainerSpec& spec, const std::string
   run.options = spec.options;
   run.pull_image = spec.pull_image;
   run.with_mpi = spec.with_mpi;
-  if (num_gpus_per_node > 0) run.gpus = GpuVendorOf(p);
-  else if (spec.with_cuda) run.gpus = GpuVendor::kNvidia;
+  if (num_gpus_per_node > 0)
+    run.gpus = GpuVendorOf(p);
+  else if (spec.with_cuda)
+    run.gpus = GpuVendor::kNvidia;
   ContainerLines out;
   out.prepare_cmds = ContainerPrepareCommands(run);
   out.command = ContainerLaunchCommand(run);

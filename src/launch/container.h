@@ -51,7 +51,7 @@ struct ContainerRun {
   std::string image;
   std::optional<std::string> command;  // nullopt: the image's own command
   std::vector<std::pair<std::string, std::string>> mount_points;
-  std::string stagedir;                       // host side of the stage mount
+  std::string stagedir;                         // host side of the stage mount
   std::string mount_stagedir = "/rfm_workdir";  // "" = no stage mount
   std::string workdir = "/rfm_workdir";         // "" = the image's
   std::vector<std::string> options;
@@ -72,10 +72,10 @@ GpuVendor GpuVendorOf(const Partition& p);
 
 // The lines a case's run script gets for its container.
 struct ContainerLines {
-  std::vector<std::string> prepare_cmds;   // pulls
-  std::string command;                     // the launch line
-  EnvVars env_vars;                        // the platform's env_vars
-  std::vector<ModuleSpec> modules;         // the platform's modules
+  std::vector<std::string> prepare_cmds;  // pulls
+  std::string command;                    // the launch line
+  EnvVars env_vars;                       // the platform's env_vars
+  std::vector<ModuleSpec> modules;        // the platform's modules
 };
 
 // For a test with container_platform set, on partition `p` (not a

@@ -51,10 +51,12 @@ TEST(Container, RunOptionsWithoutWorkdirAsReframe) {
     if (std::string(type) == "Singularity")
       EXPECT_EQ(got, "singularity exec -B\"/path/one:/one\" -B\"/foo:/rfm_workdir\" --foo --bar image:tag cmd");
     else if (std::string(type) == "Docker")
-      EXPECT_EQ(got, "docker run --rm -v \"/path/one\":\"/one\" -v \"/foo\":\"/rfm_workdir\" --foo --bar image:tag cmd");
+      EXPECT_EQ(got,
+                "docker run --rm -v \"/path/one\":\"/one\" -v \"/foo\":\"/rfm_workdir\" --foo --bar image:tag cmd");
     else
-      EXPECT_EQ(got, "sarus run --mount=type=bind,source=\"/path/one\",destination=\"/one\" "
-                     "--mount=type=bind,source=\"/foo\",destination=\"/rfm_workdir\" --foo --bar image:tag cmd");
+      EXPECT_EQ(got,
+                "sarus run --mount=type=bind,source=\"/path/one\",destination=\"/one\" "
+                "--mount=type=bind,source=\"/foo\",destination=\"/rfm_workdir\" --foo --bar image:tag cmd");
   }
 }
 
@@ -94,7 +96,8 @@ TEST(Container, GpuFlagsPerVendor) {
             "podman run --rm -v \"/foo\":\"/rfm_workdir\" --device=/dev/kfd --device=/dev/dri image:tag cmd");
   r.type = "Sarus";  // Sarus' hooks give it the GPUs; no flag
   r.gpus = GpuVendor::kNvidia;
-  EXPECT_EQ(ContainerLaunchCommand(r), "sarus run --mount=type=bind,source=\"/foo\",destination=\"/rfm_workdir\" image:tag cmd");
+  EXPECT_EQ(ContainerLaunchCommand(r),
+            "sarus run --mount=type=bind,source=\"/foo\",destination=\"/rfm_workdir\" image:tag cmd");
 }
 
 TEST(Container, SarusAndShifterMpi) {

@@ -119,8 +119,8 @@ std::vector<std::string> Lrun(const Job& job) {
 // when unset), -g GPUs per set when the job asks for GPUs per node and
 // says how many tasks share a node (num_gpus_per_node / tasks per node).
 std::vector<std::string> Jsrun(const Job& job) {
-  std::vector<std::string> cmd = {"jsrun", "-n", Str(job.num_tasks), "-a", "1", "-c",
-                                  Str(job.num_cpus_per_task > 0 ? job.num_cpus_per_task : 1)};
+  std::vector<std::string> cmd = {
+      "jsrun", "-n", Str(job.num_tasks), "-a", "1", "-c", Str(job.num_cpus_per_task > 0 ? job.num_cpus_per_task : 1)};
   if (job.num_gpus_per_node > 0 && job.num_tasks_per_node > 0)
     cmd.insert(cmd.end(), {"-g", Str(std::max(1, job.num_gpus_per_node / job.num_tasks_per_node))});
   return cmd;
@@ -191,10 +191,14 @@ const std::vector<std::pair<std::string, Factory>>& Factories() {
       {"mpirun-openmpi", [] { return std::make_unique<MpiLauncher>("mpirun-openmpi", "mpirun", "-np"); }},
       {"mpirun-intelmpi", [] { return std::make_unique<MpiLauncher>("mpirun-intelmpi", "mpirun", "-np"); }},
       {"alps", [] { return std::make_unique<WordsLauncher>("alps", Aprun); }},
-      {"ibrun", [] { return std::make_unique<WordsLauncher>("ibrun", [](const Job&) { return std::vector<std::string>{"ibrun"}; }); }},
+      {"ibrun",
+       [] {
+         return std::make_unique<WordsLauncher>("ibrun", [](const Job&) { return std::vector<std::string>{"ibrun"}; });
+       }},
       {"jsrun", [] { return std::make_unique<WordsLauncher>("jsrun", Jsrun); }},
       {"lrun", [] { return std::make_unique<WordsLauncher>("lrun", Lrun); }},
-      {"lrun-gpu", [] {
+      {"lrun-gpu",
+       [] {
          return std::make_unique<WordsLauncher>("lrun-gpu", [](const Job& job) {
            auto cmd = Lrun(job);
            cmd.push_back("-M \"-gpu\"");
@@ -234,9 +238,9 @@ std::string RemoteShellFailure(const std::string& launcher, const std::string& s
     std::string line = Trim(raw);
     if (!StartsWith(line, prefix) || line.find(kExited) == std::string::npos) continue;
     // pdsh@login: n2: prog exited...   clush: n2: exited...
-    std::string rest = launcher == "pdsh" ? line.substr(line.find(": ") == std::string::npos ? line.size()
-                                                                                              : line.find(": ") + 2)
-                                          : line.substr(prefix.size());
+    std::string rest = launcher == "pdsh"
+                           ? line.substr(line.find(": ") == std::string::npos ? line.size() : line.find(": ") + 2)
+                           : line.substr(prefix.size());
     size_t colon = rest.find(": ");
     if (colon == std::string::npos) continue;
     std::string code = rest.substr(rest.find(kExited) + kExited.size());
@@ -260,7 +264,8 @@ Result<std::unique_ptr<Launcher>> MakeLauncher(const std::string& name, std::vec
     if (known != name) continue;
     std::unique_ptr<Launcher> launcher = make();
     if (launcher->needs_own_container() && !(backend && backend->traits.runs_in_container))
-      return Status::Error("launcher '" + name + "' (the ReFrame Kubernetes fork's: the container runs the command "
+      return Status::Error("launcher '" + name +
+                           "' (the ReFrame Kubernetes fork's: the container runs the command "
                            "itself) works only on a Kubernetes partition (scheduler: k8s), not with scheduler '" +
                            (backend ? backend->name : std::string("local")) +
                            "'; use another launcher (local, mpirun, mpiexec, srun, torchrun...)");

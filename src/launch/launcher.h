@@ -56,12 +56,10 @@ class Launcher {
   std::string RunLine(const Job& job, const std::string& command) const;
 };
 
-// Launchers hetbench knows (LauncherNames()). An unknown name is an error that lists them, with a did-you-mean; `k8s` on a
-// backend whose jobs do not run in their own container is an error too.
-// `backend` is the partition's scheduler (scheduler_factory.h); null = the
-// local one.
-Result<std::unique_ptr<Launcher>> MakeLauncher(const std::string& name,
-                                               std::vector<std::string> options = {},
+// Launchers hetbench knows (LauncherNames()). An unknown name is an error that lists them, with a did-you-mean; `k8s`
+// on a backend whose jobs do not run in their own container is an error too. `backend` is the partition's scheduler
+// (scheduler_factory.h); null = the local one.
+Result<std::unique_ptr<Launcher>> MakeLauncher(const std::string& name, std::vector<std::string> options = {},
                                                const SchedulerBackend* backend = nullptr);
 
 // pdsh and clush exit 0 even when the command fails on some hosts (unless

@@ -98,7 +98,8 @@ TEST(Launcher, SrunTakesTasksFromTheAllocation) {
 }
 
 TEST(Launcher, TorchrunStartsOneWorkerPerTaskOnTheNode) {  // every scheduler: torchrun_test.cc
-  EXPECT_EQ(Make("torchrun")->Command(JobWith(2)), (Words{"torchrun", "--standalone", "--nnodes=1", "--nproc_per_node=2"}));
+  EXPECT_EQ(Make("torchrun")->Command(JobWith(2)),
+            (Words{"torchrun", "--standalone", "--nnodes=1", "--nproc_per_node=2"}));
 }
 
 TEST(Launcher, OptionsFollowTheLaunchersOwnWords) {

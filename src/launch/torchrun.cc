@@ -83,9 +83,12 @@ class TorchrunLauncher : public Launcher {
 TorchrunShape TorchrunShapeOf(const Job& job, bool one_node) {
   int tasks = std::max(1, job.num_tasks);
   TorchrunShape sh;
-  if (job.num_tasks_per_node > 0) sh.nproc_per_node = std::min(job.num_tasks_per_node, tasks);
-  else if (job.num_gpus_per_node > 0) sh.nproc_per_node = job.num_gpus_per_node;
-  else sh.nproc_per_node = tasks;
+  if (job.num_tasks_per_node > 0)
+    sh.nproc_per_node = std::min(job.num_tasks_per_node, tasks);
+  else if (job.num_gpus_per_node > 0)
+    sh.nproc_per_node = job.num_gpus_per_node;
+  else
+    sh.nproc_per_node = tasks;
   sh.nnodes = (tasks + sh.nproc_per_node - 1) / sh.nproc_per_node;
   if (one_node) sh = {sh.nproc_per_node * sh.nnodes, 1};
   return sh;

@@ -38,14 +38,14 @@ TEST(Torchrun, ShapeFollowsTasksThenGpusPerNode) {
     TorchrunShape s = TorchrunShapeOf(j, one_node);
     return std::to_string(s.nnodes) + "x" + std::to_string(s.nproc_per_node);
   };
-  EXPECT_EQ(shape(JobWith(2)), "1x2");              // num_tasks on one node
-  EXPECT_EQ(shape(JobWith(8, 4)), "2x4");           // num_tasks_per_node
-  EXPECT_EQ(shape(JobWith(10, 4)), "3x4");          // rounded up
-  EXPECT_EQ(shape(JobWith(2, 4)), "1x2");           // no more per node than tasks
-  EXPECT_EQ(shape(JobWith(1, 0, 4)), "1x4");        // one worker per GPU
+  EXPECT_EQ(shape(JobWith(2)), "1x2");        // num_tasks on one node
+  EXPECT_EQ(shape(JobWith(8, 4)), "2x4");     // num_tasks_per_node
+  EXPECT_EQ(shape(JobWith(10, 4)), "3x4");    // rounded up
+  EXPECT_EQ(shape(JobWith(2, 4)), "1x2");     // no more per node than tasks
+  EXPECT_EQ(shape(JobWith(1, 0, 4)), "1x4");  // one worker per GPU
   EXPECT_EQ(shape(JobWith(8, 0, 4)), "2x4");
-  EXPECT_EQ(shape(JobWith(8, 2, 4)), "4x2");        // tasks per node win over GPUs
-  EXPECT_EQ(shape(JobWith(8, 4), true), "1x8");     // the local scheduler: all on this node
+  EXPECT_EQ(shape(JobWith(8, 2, 4)), "4x2");     // tasks per node win over GPUs
+  EXPECT_EQ(shape(JobWith(8, 4), true), "1x8");  // the local scheduler: all on this node
   EXPECT_EQ(shape(JobWith(0)), "1x1");
 }
 
@@ -60,10 +60,11 @@ TEST(Torchrun, OneNodeIsStandalone) {
 
 TEST(Torchrun, GpusPerNodeSetTheWorkersPerNode) {
   EXPECT_EQ(Line("local", JobWith(1, 0, 4)), "torchrun --standalone --nnodes=1 --nproc_per_node=4 train.py --epochs 1");
-  EXPECT_EQ(Line("slurm", JobWith(8, 0, 4)),
-            "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=4 torchrun --nnodes=2 --nproc_per_node=4 "
-            "--rdzv_backend=c10d --rdzv_endpoint=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)\":29500 "
-            "--rdzv_id=\"$SLURM_JOB_ID\" train.py --epochs 1");
+  EXPECT_EQ(
+      Line("slurm", JobWith(8, 0, 4)),
+      "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=4 torchrun --nnodes=2 --nproc_per_node=4 "
+      "--rdzv_backend=c10d --rdzv_endpoint=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)\":29500 "
+      "--rdzv_id=\"$SLURM_JOB_ID\" train.py --epochs 1");
 }
 
 TEST(Torchrun, SlurmStartsOneTorchrunPerNodeWithTheNodesCpus) {
@@ -105,10 +106,11 @@ TEST(Torchrun, KubernetesPodsRendezvousAtRankZero) {
 
 TEST(Torchrun, OptionsReplaceTheFlagsTheySet) {
   // An elastic range and a port.
-  EXPECT_EQ(Line("slurm", JobWith(8, 4), {"--nnodes=1:2", "--master_port=29600", "--max_restarts=3"}),
-            "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=4 torchrun --nproc_per_node=4 "
-            "--rdzv_backend=c10d --rdzv_endpoint=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)\":29600 "
-            "--rdzv_id=\"$SLURM_JOB_ID\" --nnodes=1:2 --master_port=29600 --max_restarts=3 train.py --epochs 1");
+  EXPECT_EQ(
+      Line("slurm", JobWith(8, 4), {"--nnodes=1:2", "--master_port=29600", "--max_restarts=3"}),
+      "srun --nodes=2 --ntasks=2 --ntasks-per-node=1 --cpus-per-task=4 torchrun --nproc_per_node=4 "
+      "--rdzv_backend=c10d --rdzv_endpoint=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)\":29600 "
+      "--rdzv_id=\"$SLURM_JOB_ID\" --nnodes=1:2 --master_port=29600 --max_restarts=3 train.py --epochs 1");
   // torchrun's dashed spellings and `--flag value` count too.
   EXPECT_EQ(Line("pbs", JobWith(8, 4), {"--nproc-per-node", "gpu", "--master_port", "1234"}),
             "mpiexec -n 2 --ppn 1 torchrun --nnodes=2 --rdzv_backend=c10d "

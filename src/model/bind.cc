@@ -16,23 +16,23 @@ namespace {
 
 // Fields that decide which cases exist: never bound, never overridden.
 const std::set<std::string>& FixedFields() {
-  static const std::set<std::string> k = {"name",          "extends",   "abstract",  "parameters",
-                                          "valid_systems", "valid_environs", "valid_prog_environs",
-                                          "variables",     "overrides", "depends_on"};
+  static const std::set<std::string> k = {
+      "name",      "extends",   "abstract",  "parameters", "valid_systems", "valid_environs", "valid_prog_environs",
+      "variables", "overrides", "depends_on"};
   return k;
 }
 
 // Fields whose values are shell text: substituted values are quoted.
 bool QuotedField(const std::string& field) {
-  static const std::set<std::string> k = {"executable",    "executable_opts", "prerun_cmds",   "postrun_cmds",
-                                          "prebuild_cmds", "postbuild_cmds",  "env_vars",      "launcher_options"};
+  static const std::set<std::string> k = {"executable",    "executable_opts", "prerun_cmds", "postrun_cmds",
+                                          "prebuild_cmds", "postbuild_cmds",  "env_vars",    "launcher_options"};
   return k.count(field) > 0;
 }
 
 // Inside build_system and container_platform, the keys that are shell text.
 bool QuotedSubkey(const std::string& field, const std::string& key) {
-  static const std::set<std::string> kBuild = {"cppflags", "cflags",      "cxxflags", "fflags",      "ldflags",
-                                               "options",  "targets",     "commands", "config_opts", "make_opts",
+  static const std::set<std::string> kBuild = {"cppflags", "cflags",       "cxxflags",   "fflags",      "ldflags",
+                                               "options",  "targets",      "commands",   "config_opts", "make_opts",
                                                "specs",    "install_opts", "easyconfigs"};
   if (field == "build_system") return kBuild.count(key) > 0;
   if (field == "container_platform") return key == "command";
@@ -67,8 +67,8 @@ std::string Where(const TestCase& c) {
 }
 
 const std::vector<std::string>& LazyFields() {
-  static const std::vector<std::string> k = {"num_tasks", "num_tasks_per_node", "num_cpus_per_task",
-                                             "num_gpus_per_node", "executable", "sourcesdir"};
+  static const std::vector<std::string> k = {"num_tasks",         "num_tasks_per_node", "num_cpus_per_task",
+                                             "num_gpus_per_node", "executable",         "sourcesdir"};
   return k;
 }
 
@@ -153,12 +153,13 @@ Status CheckRefNames(const SpecSource& src, const std::vector<TemplateRef>& refs
       if (src.IsKnown(n)) continue;
       std::string hint = DidYouMean(n, known);
       if (StartsWith(n, "deps."))
-        hint = "; a dependency's folders are {deps.TEST.stagedir} and {deps.TEST.outputdir} for a TEST in depends_on "
-               "that names one case (not {test: TEST, variants: all})";
+        hint =
+            "; a dependency's folders are {deps.TEST.stagedir} and {deps.TEST.outputdir} for a TEST in depends_on "
+            "that names one case (not {test: TEST, variants: all})";
       std::string shown(text.substr(ref.begin, ref.end - ref.begin));
       std::string in = shown == "{" + n + "}" ? "" : " in '" + shown + "'";
-      return Status::Error(mark, field + ": unknown placeholder '{" + n + "}'" + in + hint +
-                                     " (write {{ and }} for literal braces)");
+      return Status::Error(
+          mark, field + ": unknown placeholder '{" + n + "}'" + in + hint + " (write {{ and }} for literal braces)");
     }
   }
   return Status::OK();
@@ -198,7 +199,8 @@ Status CheckDerived(const TestSpec& spec, const SpecSource& src) {
     auto e = Expr::Parse(p.expr);
     if (!e.ok()) return Status::Error(p.mark, "performance: " + p.name + ": expr: " + e.status().message());
     for (const auto& n : e->names()) {
-      if (n == p.name) return Status::Error(p.mark, "performance: " + p.name + ": expr: a variable cannot derive from itself");
+      if (n == p.name)
+        return Status::Error(p.mark, "performance: " + p.name + ": expr: a variable cannot derive from itself");
       bool ok = std::find(names.begin(), names.end(), n) != names.end() || inputs.count(n) > 0 || IsPartitionName(n);
       if (!ok) {
         std::vector<std::string> all = names;
@@ -307,9 +309,9 @@ class Binder {
   Status pending_;  // an error found while looking a name up
   std::string field_;
   std::vector<std::string> path_;  // keys from the field down to the scalar being bound
-  bool deferred_ = false;  // a placeholder of the field being bound was left for the run
-  FieldMap* keep_ = nullptr;  // BindAll: where each bound field's YAML goes
-  SourceMark mark_;  // of the scalar being bound
+  bool deferred_ = false;          // a placeholder of the field being bound was left for the run
+  FieldMap* keep_ = nullptr;       // BindAll: where each bound field's YAML goes
+  SourceMark mark_;                // of the scalar being bound
 };
 
 Status Binder::Merge() {
@@ -426,9 +428,8 @@ Status Binder::Substitute(YAML::Node n, const std::string& file, const std::stri
   bool whole = IsWholePlaceholder(text, refs);
   mark_ = MarkOf(n, file);
   std::optional<Value> whole_value;
-  auto out = RenderTemplate(text, refs, [&](const TemplateRef& ref) {
-    return ValueOf(ref, text, quote, whole ? &whole_value : nullptr);
-  });
+  auto out = RenderTemplate(
+      text, refs, [&](const TemplateRef& ref) { return ValueOf(ref, text, quote, whole ? &whole_value : nullptr); });
   if (!out.ok()) return Status::Error(mark_, field + ": " + out.status().message());
   n = *out;  // rewrites the copy's scalar in place
   // A lone placeholder keeps its value's type (an int stays a number in a
@@ -489,8 +490,8 @@ std::optional<Value> Binder::Lookup(const std::string& name) {
                              c_.system + ":" + c_.partition + ")");
   else if (std::any_of(tmpl_.variables.begin(), tmpl_.variables.end(),
                        [&](const VariableSpec& v) { return v.name == name; }))
-    pending_ = Status::Error("variable '" + name + "' has no value: give it a default, or set it with -S " + name +
-                             "=VALUE");
+    pending_ =
+        Status::Error("variable '" + name + "' has no value: give it a default, or set it with -S " + name + "=VALUE");
   return std::nullopt;
 }
 
@@ -541,8 +542,8 @@ Result<std::shared_ptr<CaseNames>> MakeNames(const TestSpec& tmpl, const Partiti
     }
     if (!text) {
       if (var.required)
-        return Status::Error(mark, "variable '" + var.name + "' is required: set it with -S " + var.name +
-                                       "=VALUE (" + Where(c) + ")");
+        return Status::Error(
+            mark, "variable '" + var.name + "' is required: set it with -S " + var.name + "=VALUE (" + Where(c) + ")");
       continue;
     }
     auto val = ConvertVariable(var, *text);
@@ -610,8 +611,7 @@ Result<std::string> BindText(const std::string& text, const TestCase& c) {
   });
 }
 
-Result<double> EvaluateDerived(const PerfSpec& p, const std::map<std::string, double>& values,
-                               const CaseNames& names) {
+Result<double> EvaluateDerived(const PerfSpec& p, const std::map<std::string, double>& values, const CaseNames& names) {
   auto e = Expr::Parse(p.expr);
   if (!e.ok()) return e.status();
   std::vector<std::string> missing;
@@ -626,7 +626,8 @@ Result<double> EvaluateDerived(const PerfSpec& p, const std::map<std::string, do
   if (!missing.empty())
     return Status::Error(p.name + ": derived from " + Join(missing, ", ") + ", which could not be extracted");
   if (!v.ok()) return Status::Error(p.name + ": " + p.expr + ": " + v.status().message());
-  if (!v->is_number()) return Status::Error(p.name + ": " + p.expr + ": gave a " + TypeName(v->type()) + ", not a number");
+  if (!v->is_number())
+    return Status::Error(p.name + ": " + p.expr + ": gave a " + TypeName(v->type()) + ", not a number");
   return v->as_float();
 }
 

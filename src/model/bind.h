@@ -60,13 +60,13 @@ struct SpecSource {
   const TestSpec* tmpl = nullptr;  // the spec as loaded (owned by the suite)
   FieldMap fields;                 // merged through `extends`, -S applied
   std::vector<OverrideEntry> overrides;
-  std::vector<FieldOverride> setvars;           // -S of fields, applied after overrides
-  std::map<std::string, FieldOverride> variable_setvars;  // -S of variables
-  std::vector<std::vector<YAML::Node>> param_values;  // each parameter's values as written
-  std::set<std::string> templated;  // fields holding brace text
-  std::set<std::string> known;      // every name a placeholder of this test may use
+  std::vector<FieldOverride> setvars;                               // -S of fields, applied after overrides
+  std::map<std::string, FieldOverride> variable_setvars;            // -S of variables
+  std::vector<std::vector<YAML::Node>> param_values;                // each parameter's values as written
+  std::set<std::string> templated;                                  // fields holding brace text
+  std::set<std::string> known;                                      // every name a placeholder of this test may use
   std::unordered_map<std::string, std::vector<TemplateRef>> scans;  // brace text -> its refs
-  bool uses_run_values = false;    // some placeholder names a run-time value
+  bool uses_run_values = false;                                     // some placeholder names a run-time value
 
   bool IsKnown(const std::string& name) const;
   // The refs of one string (cached at load).

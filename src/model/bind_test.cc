@@ -178,7 +178,8 @@ sanity: [{exit_code: 0}]
   EXPECT_NE(e.find("t.yaml:4:12: num_tasks: '{8 // n}': division by zero"), std::string::npos) << e;
   EXPECT_NE(e.find("%n=0"), std::string::npos) << e;
 
-  e = ErrorOf("name: t\nexecutable: x\nparameters: {name1: [1]}\nexecutable_opts: ['{nmae1}']\nsanity: [{exit_code: 0}]\n");
+  e = ErrorOf(
+      "name: t\nexecutable: x\nparameters: {name1: [1]}\nexecutable_opts: ['{nmae1}']\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(e.find("t.yaml:4:19: executable_opts: unknown placeholder '{nmae1}'"), std::string::npos) << e;
   EXPECT_NE(e.find("did you mean 'name1'"), std::string::npos) << e;
 
@@ -258,7 +259,8 @@ TEST(Bind, OverrideErrors) {
   EXPECT_NE(ErrorOf("name: t\nexecutable: x\noverrides: {'*': {parameters: {a: [1]}}}\nsanity: [{exit_code: 0}]\n")
                 .find("'parameters' cannot be set per system"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("name: t\nexecutable: x\noverrides: {'*': {num_task: 2}}\nsanity: [{exit_code: 0}]\n").find("did you mean 'num_tasks'"),
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\noverrides: {'*': {num_task: 2}}\nsanity: [{exit_code: 0}]\n")
+                .find("did you mean 'num_tasks'"),
             std::string::npos);
 }
 
@@ -312,7 +314,8 @@ parameters: {n: [2]}
 )");
   ASSERT_TRUE(l.ok()) << l.status().str();
   EXPECT_EQ(l->cases[0].spec->executable_opts[0], "--n=2");
-  EXPECT_NE(ErrorOf("name: base\nabstract: true\nexecutable: x\nexecutable_opts: ['--n={n}']\nsanity: [{exit_code: 0}]\n---\nname: c\nextends: "
+  EXPECT_NE(ErrorOf("name: base\nabstract: true\nexecutable: x\nexecutable_opts: ['--n={n}']\nsanity: [{exit_code: "
+                    "0}]\n---\nname: c\nextends: "
                     "base\n")
                 .find("unknown placeholder '{n}'"),
             std::string::npos);
@@ -345,10 +348,12 @@ sanity: [{exit_code: 0}]
   auto missing = EvaluateDerived(s.performance[2], {}, *l->cases[0].names);
   EXPECT_NE(missing.status().message().find("derived from time, which could not be extracted"), std::string::npos);
 
-  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  a: {pattern: '(\\d)'}\n  b: {expr: 'aa * 2'}\nsanity: [{exit_code: 0}]\n")
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  a: {pattern: '(\\d)'}\n  b: {expr: 'aa * 2'}\nsanity: "
+                    "[{exit_code: 0}]\n")
                 .find("t.yaml:5:13: performance: b: expr: 'aa' is not a performance variable"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  '': {pattern: '(\\d)'}\nsanity: [{exit_code: 0}]\n").find("non-empty"),
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  '': {pattern: '(\\d)'}\nsanity: [{exit_code: 0}]\n")
+                .find("non-empty"),
             std::string::npos);
 }
 
@@ -432,21 +437,26 @@ TEST(Bind, DependenciesOnParametrisedTests) {
             std::string::npos)
       << e;
   auto one = Expand(std::string(gen) +
-                    "name: use\nexecutable: y\ndepends_on: ['gen %n=20']\nprerun_cmds: ['ls {deps.gen.stagedir}']\nsanity: [{exit_code: 0}]\n");
+                    "name: use\nexecutable: y\ndepends_on: ['gen %n=20']\nprerun_cmds: ['ls "
+                    "{deps.gen.stagedir}']\nsanity: [{exit_code: 0}]\n");
   ASSERT_TRUE(one.ok()) << one.status().str();
   ASSERT_EQ(one->cases.size(), 3u);
   ASSERT_EQ(one->cases[2].deps.size(), 1u);
   EXPECT_EQ(one->cases[one->cases[2].deps[0]].display_name, "gen %n=20");
   // The same value as the dependent's own parameter, by placeholder.
-  auto same = Expand(std::string(gen) + "name: use\nexecutable: y\nparameters: {n: [10, 20]}\ndepends_on: ['gen %n={n}']\nsanity: [{exit_code: 0}]\n");
+  auto same = Expand(
+      std::string(gen) +
+      "name: use\nexecutable: y\nparameters: {n: [10, 20]}\ndepends_on: ['gen %n={n}']\nsanity: [{exit_code: 0}]\n");
   ASSERT_TRUE(same.ok()) << same.status().str();
   ASSERT_EQ(same->cases.size(), 4u);
   EXPECT_EQ(same->cases[same->cases[3].deps[0]].display_name, "gen %n=20");
-  auto all = Expand(std::string(gen) + "name: use\nexecutable: y\ndepends_on: [{test: gen, variants: all}]\nsanity: [{exit_code: 0}]\n");
+  auto all = Expand(std::string(gen) +
+                    "name: use\nexecutable: y\ndepends_on: [{test: gen, variants: all}]\nsanity: [{exit_code: 0}]\n");
   ASSERT_TRUE(all.ok()) << all.status().str();
   EXPECT_EQ(all->cases[2].deps.size(), 2u);
   e = ErrorOf(std::string(gen) +
-              "name: use\nexecutable: y\ndepends_on: [{test: gen, variants: all}]\nprerun_cmds: ['ls {deps.gen.stagedir}']\nsanity: [{exit_code: 0}]\n");
+              "name: use\nexecutable: y\ndepends_on: [{test: gen, variants: all}]\nprerun_cmds: ['ls "
+              "{deps.gen.stagedir}']\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(e.find("unknown placeholder '{deps.gen.stagedir}'"), std::string::npos) << e;
   e = ErrorOf(std::string(gen) + "name: use\nexecutable: y\ndepends_on: ['gen %n=11']\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(e.find("'gen %n=11' names no variant of gen on site:gpu+gnu (variants: gen %n=10, gen %n=20)"),
@@ -474,7 +484,9 @@ overrides: {'*': {job_options: {append: ['--child']}}}
 
 TEST(Bind, SmallRules) {
   // A mapping variable without a type takes its default's.
-  auto l = Expand("name: t\nexecutable: x\nvariables: {steps: {default: 100}}\nexecutable_opts: ['{steps * 2}']\nsanity: [{exit_code: 0}]\n");
+  auto l = Expand(
+      "name: t\nexecutable: x\nvariables: {steps: {default: 100}}\nexecutable_opts: ['{steps * 2}']\nsanity: "
+      "[{exit_code: 0}]\n");
   ASSERT_TRUE(l.ok()) << l.status().str();
   EXPECT_EQ(l->cases[0].spec->executable_opts[0], "200");
   // PARAM=VALUE keys may hold ':'; derived variables may read num_* parameters.
@@ -490,11 +502,14 @@ sanity: [{exit_code: 0}]
 )");
   ASSERT_TRUE(l.ok()) << l.status().str();
   EXPECT_EQ(l->cases[0].spec->num_tasks, 3);
-  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  a: {pattern: '(\\d)'}\n  b: {expr: 'a', reduce: max}\nsanity: [{exit_code: 0}]\n")
+  EXPECT_NE(ErrorOf("name: t\nexecutable: x\nperformance:\n  a: {pattern: '(\\d)'}\n  b: {expr: 'a', reduce: "
+                    "max}\nsanity: [{exit_code: 0}]\n")
                 .find("'reduce' is for extracted values"),
             std::string::npos);
   // {name} in a custom resource's pod_selector is the object's name, left for the backend.
-  l = Expand("name: t\nexecutable: x\nk8s: {custom_resource: {plural: ipujobs, pod_selector: 'owner={name}'}}\nsanity: [{exit_code: 0}]\n");
+  l = Expand(
+      "name: t\nexecutable: x\nk8s: {custom_resource: {plural: ipujobs, pod_selector: 'owner={name}'}}\nsanity: "
+      "[{exit_code: 0}]\n");
   ASSERT_TRUE(l.ok()) << l.status().str();
   EXPECT_EQ(l->cases[0].spec->k8s["custom_resource"]["pod_selector"], "owner={name}");
 }

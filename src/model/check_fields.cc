@@ -16,8 +16,7 @@ namespace {
 // eq/ne/lt/le/gt/ge keys of a sanity or performance entry.
 const std::vector<std::string> kOps = {"eq", "ne", "lt", "le", "gt", "ge"};
 
-Status ParseComparison(const std::string& op, const YAML::Node& v, const std::string& f,
-                       std::vector<Comparison>* out) {
+Status ParseComparison(const std::string& op, const YAML::Node& v, const std::string& f, std::vector<Comparison>* out) {
   if (!v.IsScalar()) return FieldError(v, f, op + ": expected a number or a string, got " + YamlTypeName(v));
   out->push_back({op, v.Scalar()});
   return Status::OK();
@@ -36,17 +35,15 @@ Status ParseCount(const YAML::Node& v, const std::string& f, std::vector<Compari
   return Status::OK();
 }
 
-
 const std::vector<std::string> kTypes = {"str", "int", "float"};
 const std::vector<std::string> kReduce = {"first", "last", "min", "max", "mean", "median", "sum"};
 
 Status ParseSanityEntry(const YAML::Node& n, const std::string& f, SanitySpec* sp) {
-  static const std::vector<std::string> kKeys = {"pattern", "not_pattern", "exit_code", "in",   "group",
-                                                 "type",    "reduce",      "count",     "eq",   "ne",
-                                                 "lt",      "le",          "gt",        "ge"};
+  static const std::vector<std::string> kKeys = {"pattern", "not_pattern", "exit_code", "in", "group", "type", "reduce",
+                                                 "count",   "eq",          "ne",        "lt", "le",    "gt",   "ge"};
   if (!n.IsMap())
-    return FieldError(n, f, "sanity: each entry must be a mapping such as {pattern: 'Done', in: stdout}, got " +
-                         YamlTypeName(n));
+    return FieldError(
+        n, f, "sanity: each entry must be a mapping such as {pattern: 'Done', in: stdout}, got " + YamlTypeName(n));
   sp->mark = MarkOf(n, f);
   int kinds = 0;
   for (const auto& kv : n) {
@@ -123,10 +120,11 @@ namespace {
 
 Status ParsePerfVar(const std::string& name, const YAML::Node& n, const std::string& f, PerfSpec* p) {
   static const std::vector<std::string> kKeys = {"pattern", "expr", "in", "group", "type", "reduce", "unit",
-                                                 "eq",      "ne",   "lt", "le",    "gt",   "ge",
-                                                 "figure_of_merit", "better"};
+                                                 "eq",      "ne",   "lt", "le",    "gt",   "ge",     "figure_of_merit",
+                                                 "better"};
   if (!n.IsMap())
-    return FieldError(n, f, "performance: '" + name + "' must be a mapping such as {pattern: 'Rate: (\\S+)', unit: MB/s}");
+    return FieldError(n, f,
+                      "performance: '" + name + "' must be a mapping such as {pattern: 'Rate: (\\S+)', unit: MB/s}");
   p->name = name;
   p->mark = MarkOf(n, f);
   bool have_pattern = false;
@@ -170,15 +168,20 @@ Status ParsePerfVar(const std::string& name, const YAML::Node& n, const std::str
     if (!st.ok()) return st;
   }
   if (!p->expr.empty() && have_pattern)
-    return FieldError(n, f, "performance: " + name + ": give either 'pattern' (a value extracted from the output) or "
-                     "'expr' (a value derived from other variables), not both");
+    return FieldError(n, f,
+                      "performance: " + name +
+                          ": give either 'pattern' (a value extracted from the output) or "
+                          "'expr' (a value derived from other variables), not both");
   if (!have_pattern && p->expr.empty())
-    return FieldError(n, f, "performance: " + name + ": a 'pattern' (or an 'expr' deriving it from other variables) is required");
+    return FieldError(
+        n, f, "performance: " + name + ": a 'pattern' (or an 'expr' deriving it from other variables) is required");
   if (!p->expr.empty()) {
     for (const char* k : {"in", "group", "type", "reduce"})
       if (n[k])
-        return FieldError(n[k], f, "performance: " + name + ": '" + k + "' is for extracted values; a derived 'expr' takes only "
-                            "unit and comparisons (eq, lt, ...)");
+        return FieldError(n[k], f,
+                          "performance: " + name + ": '" + k +
+                              "' is for extracted values; a derived 'expr' takes only "
+                              "unit and comparisons (eq, lt, ...)");
   }
   return Status::OK();
 }
@@ -189,8 +192,8 @@ Status ParsePerformance(const YAML::Node& n, const std::string& f, TestSpec* s) 
   s->performance.clear();
   if (n.IsNull()) return Status::OK();
   if (!n.IsMap())
-    return FieldError(n, f, "performance: expected a mapping of variable: {pattern, group, unit, ...}, got " +
-                         YamlTypeName(n));
+    return FieldError(
+        n, f, "performance: expected a mapping of variable: {pattern, group, unit, ...}, got " + YamlTypeName(n));
   for (const auto& kv : n) {
     std::string name = kv.first.IsScalar() ? kv.first.Scalar() : "";
     if (name.empty() || name.find_first_of("\n\r") != std::string::npos)
@@ -200,8 +203,11 @@ Status ParsePerformance(const YAML::Node& n, const std::string& f, TestSpec* s) 
     if (!st.ok()) return st;
     for (const auto& other : s->performance)
       if (p.figure_of_merit && other.figure_of_merit)
-        return FieldError(kv.second["figure_of_merit"], f, "performance: " + name + ": figure_of_merit: the test's figure "
-                   "of merit is '" + other.name + "' already; a test has one");
+        return FieldError(kv.second["figure_of_merit"], f,
+                          "performance: " + name +
+                              ": figure_of_merit: the test's figure "
+                              "of merit is '" +
+                              other.name + "' already; a test has one");
     s->performance.push_back(std::move(p));
   }
   return Status::OK();
@@ -210,8 +216,7 @@ Status ParsePerformance(const YAML::Node& n, const std::string& f, TestSpec* s) 
 namespace {
 
 Result<std::optional<double>> OptionalNumber(const YAML::Node& n, const std::string& f, const std::string& what) {
-  if (n.IsNull() || (n.IsScalar() && (n.Scalar() == "null" || n.Scalar() == "~")))
-    return std::optional<double>();
+  if (n.IsNull() || (n.IsScalar() && (n.Scalar() == "null" || n.Scalar() == "~"))) return std::optional<double>();
   auto r = YamlNumber(n, f, what);
   if (!r.ok()) return r.status();
   return std::optional<double>(*r);
@@ -220,8 +225,8 @@ Result<std::optional<double>> OptionalNumber(const YAML::Node& n, const std::str
 Status ParseReferenceValue(const std::string& var, const YAML::Node& n, const std::string& f, Reference* ref) {
   std::string what = "reference: " + var;
   if (!n.IsSequence() || n.size() < 3 || n.size() > 4)
-    return FieldError(n, f, what + ": expected [value, lower, upper] or [value, lower, upper, unit], got " +
-                         YamlTypeName(n));
+    return FieldError(n, f,
+                      what + ": expected [value, lower, upper] or [value, lower, upper, unit], got " + YamlTypeName(n));
   ref->mark = MarkOf(n, f);
   auto v = YamlNumber(n[0], f, what + ": value");
   if (!v.ok()) return v.status();
@@ -247,13 +252,15 @@ Status ParseReference(const YAML::Node& n, const std::string& f, TestSpec* s) {
   s->reference.clear();
   if (n.IsNull()) return Status::OK();
   if (!n.IsMap())
-    return FieldError(n, f, "reference: expected a mapping of 'system:partition': {variable: [value, lower, upper, unit]}");
+    return FieldError(n, f,
+                      "reference: expected a mapping of 'system:partition': {variable: [value, lower, upper, unit]}");
   for (const auto& kv : n) {
     std::string key = kv.first.Scalar();
     if (!std::regex_match(key, kKey))
       return FieldError(kv.first, f, "reference: '" + key + "' is not 'system:partition', 'system:*', 'system' or '*'");
     if (!kv.second.IsMap())
-      return FieldError(kv.second, f, "reference: '" + key + "': expected a mapping of variable: [value, lower, upper, unit]");
+      return FieldError(kv.second, f,
+                        "reference: '" + key + "': expected a mapping of variable: [value, lower, upper, unit]");
     std::map<std::string, Reference> vars;
     for (const auto& v : kv.second) {
       Reference ref;

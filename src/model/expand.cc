@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <optional>
 #include <functional>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -134,10 +134,14 @@ StringPairs ParamValues(const TestSpec& s, const std::vector<size_t>& index) {
 std::string Printable(const std::string& v) {
   std::string out;
   for (char c : v) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
-    else out += c;
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
+    else
+      out += c;
   }
   return out;
 }
@@ -277,13 +281,15 @@ Status CheckProductSize(const TestSpec& s, size_t max_cases) {
     uint64_t exact = 1;
     bool fits = true;
     for (const auto& [n2, v2] : s.parameters) {
-      if (exact > UINT64_MAX / std::max<size_t>(v2.size(), 1)) fits = false;
-      else exact *= std::max<size_t>(v2.size(), 1);
+      if (exact > UINT64_MAX / std::max<size_t>(v2.size(), 1))
+        fits = false;
+      else
+        exact *= std::max<size_t>(v2.size(), 1);
     }
     if (fits) how_many = std::to_string(exact);
-    std::string msg = "test '" + s.name + "': its " + std::to_string(s.parameters.size()) +
-                      " parameters make " + how_many + " combinations, more than general: max_cases (" +
-                      std::to_string(max_cases) + "); use fewer values, select some with -n or -E, or raise "
+    std::string msg = "test '" + s.name + "': its " + std::to_string(s.parameters.size()) + " parameters make " +
+                      how_many + " combinations, more than general: max_cases (" + std::to_string(max_cases) +
+                      "); use fewer values, select some with -n or -E, or raise "
                       "general: max_cases in the site configuration";
     auto mark = s.marks.find("parameters");
     return mark != s.marks.end() && mark->second.known() ? Status::Error(mark->second, msg) : Status::Error(msg);
@@ -305,10 +311,12 @@ Result<std::vector<TestCase>> ExpandCases(const TestSuite& suite, const std::vec
   std::vector<std::string> name_hashes = HashPatterns(filter.names), exclude_hashes = HashPatterns(filter.excludes);
   for (const auto* hashes : {&name_hashes, &exclude_hashes})
     for (const auto& h : *hashes) {
-      bool hex = h.size() == 8 && std::all_of(h.begin(), h.end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)); });
+      bool hex = h.size() == 8 &&
+                 std::all_of(h.begin(), h.end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)); });
       if (!hex)
-        return Status::Error("-n/-x '/" + h + "': a hashcode is 8 hexadecimal digits, as `hetbench list` prints "
-                                              "after a test's name (' /1a2b3c4d')");
+        return Status::Error("-n/-x '/" + h +
+                             "': a hashcode is 8 hexadecimal digits, as `hetbench list` prints "
+                             "after a test's name (' /1a2b3c4d')");
     }
   std::optional<Expr> expr;
   if (!filter.expr.empty()) {
@@ -496,8 +504,9 @@ std::string ExplainEmptySelection(const TestSuite& suite, const std::vector<Part
            (filter.names.empty() ? std::string() : " that -n selects");
   }
   if (report.on_system == 0)
-    return "the " + std::to_string(report.named_tests) + " selected test(s) are valid on none of the selected partitions (" +
-           Join(where, ", ") + ") with their environments: see their valid_systems and valid_prog_environs";
+    return "the " + std::to_string(report.named_tests) +
+           " selected test(s) are valid on none of the selected partitions (" + Join(where, ", ") +
+           ") with their environments: see their valid_systems and valid_prog_environs";
   if (report.dropped_by_environ == report.on_system)
     return "-p '" + Join(filter.environs, "', '") + "' matches no environment of the selected tests on " +
            Join(where, ", ") + " (environments: " + Quoted(environs) + ")" +
@@ -519,8 +528,7 @@ std::string ExplainEmptySelection(const TestSuite& suite, const std::vector<Part
     std::string out = e + " is false for " +
                       (failed ? "the " + std::to_string(report.expr_false) + " case(s) it could be evaluated on"
                               : "every case the other options select");
-    if (failed)
-      out += "; on " + std::to_string(failed) + " other case(s) it failed: " + Join(report.expr_errors, "; ");
+    if (failed) out += "; on " + std::to_string(failed) + " other case(s) it failed: " + Join(report.expr_errors, "; ");
     return out;
   }
   return "the options together select no case";

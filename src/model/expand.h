@@ -52,17 +52,17 @@ struct CaseFilter {
 
 // What the filters did, for `-v` and for the message when nothing is left.
 struct SelectionReport {
-  size_t tests = 0;                 // tests loaded (not abstract)
-  size_t named_tests = 0;           // tests with a variant that -n/-x keep
-  size_t on_system = 0;             // cases valid on the selected partitions, before -p
-  size_t dropped_by_environ = 0;    // by -p
-  size_t dropped_by_tag = 0;        // by -t
-  size_t dropped_by_expr = 0;       // by -E: false, or could not be evaluated
-  size_t expr_false = 0;            // -E evaluated to false
+  size_t tests = 0;                       // tests loaded (not abstract)
+  size_t named_tests = 0;                 // tests with a variant that -n/-x keep
+  size_t on_system = 0;                   // cases valid on the selected partitions, before -p
+  size_t dropped_by_environ = 0;          // by -p
+  size_t dropped_by_tag = 0;              // by -t
+  size_t dropped_by_expr = 0;             // by -E: false, or could not be evaluated
+  size_t expr_false = 0;                  // -E evaluated to false
   std::vector<std::string> expr_errors;   // distinct reasons -E failed on a case (at most 5)
   std::vector<std::string> expr_unknown;  // names -E reads that no case defines
   std::vector<std::string> expr_known;    // every name some case defines (for did-you-mean)
-  size_t selected = 0;              // before dependencies are added
+  size_t selected = 0;                    // before dependencies are added
 };
 
 // True when a valid_systems entry list admits the partition: an entry is

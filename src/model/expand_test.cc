@@ -120,20 +120,23 @@ TEST(Expand, AnEmptySelectionSaysWhichOptionMatchedNothing) {
             "-t 'qiuck' matches no tag of the 2 loaded tests, did you mean 'quick'? (tags: compute, memory, quick)");
   f = CaseFilter();
   f.tags = {"memory", "compute"};  // each matches a test, no test has both
-  EXPECT_EQ(WhyEmpty(f), "no selected test has tags matching all of -t 'memory', 'compute' (tags: compute, memory, quick)");
+  EXPECT_EQ(WhyEmpty(f),
+            "no selected test has tags matching all of -t 'memory', 'compute' (tags: compute, memory, quick)");
   f = CaseFilter();
   f.names = {"gemn"};
   EXPECT_EQ(WhyEmpty(f), "-n 'gemn' matches no test name of the 2 loaded tests, did you mean 'gemm'?");
   f.names = {"/0123abcd"};
-  EXPECT_EQ(WhyEmpty(f), "-n '/0123abcd' is the hashcode of none of the 2 loaded tests (`hetbench list` prints each "
-                         "case's after its name)");
+  EXPECT_EQ(WhyEmpty(f),
+            "-n '/0123abcd' is the hashcode of none of the 2 loaded tests (`hetbench list` prints each "
+            "case's after its name)");
   f = CaseFilter();
   f.excludes = {"."};
   EXPECT_EQ(WhyEmpty(f), "-x '.' excludes every test");
   f = CaseFilter();
   f.environs = {"gun"};
-  EXPECT_EQ(WhyEmpty(f), "-p 'gun' matches no environment of the selected tests on hpc:gpu (environments: gnu, "
-                         "nvhpc), did you mean 'gnu'?");
+  EXPECT_EQ(WhyEmpty(f),
+            "-p 'gun' matches no environment of the selected tests on hpc:gpu (environments: gnu, "
+            "nvhpc), did you mean 'gnu'?");
   f = CaseFilter();
   f.expr = "num_gpu > 1";
   std::string why = WhyEmpty(f);
@@ -141,13 +144,14 @@ TEST(Expand, AnEmptySelectionSaysWhichOptionMatchedNothing) {
   EXPECT_NE(why.find(", gpus, "), std::string::npos) << why;
   EXPECT_NE(why.find(", num_gpus_per_node, "), std::string::npos) << why;
   f.expr = "gpus > 8";
-  EXPECT_EQ(WhyEmpty(f), "-E 'gpus > 8' is false for the 4 case(s) it could be evaluated on; on 6 other case(s) it "
-                         "failed: unknown name 'gpus'");
+  EXPECT_EQ(WhyEmpty(f),
+            "-E 'gpus > 8' is false for the 4 case(s) it could be evaluated on; on 6 other case(s) it "
+            "failed: unknown name 'gpus'");
 }
 
 TEST(Expand, PartitionAliasesMatchValidSystems) {
-  auto r = LoadTestsFromString("name: a\nvalid_systems: ['hpc:local']\nexecutable: x\nsanity: [{exit_code: 0}]\n",
-                               "t.yaml");
+  auto r =
+      LoadTestsFromString("name: a\nvalid_systems: ['hpc:local']\nexecutable: x\nsanity: [{exit_code: 0}]\n", "t.yaml");
   ASSERT_TRUE(r.ok());
   Fixture f = Load();
   EXPECT_EQ(ExpandCases(*r, f.parts, {})->size(), 2u);  // hpc:gpu answers to 'local'

@@ -18,18 +18,25 @@ namespace hb {
 bool operator==(const Value& a, const Value& b) {
   if (a.type_ != b.type_) return false;
   switch (a.type_) {
-    case Value::Type::kFloat: return a.f_ == b.f_ || (std::isnan(a.f_) && std::isnan(b.f_));
-    case Value::Type::kStr: return a.s_ == b.s_;
-    default: return a.i_ == b.i_;
+    case Value::Type::kFloat:
+      return a.f_ == b.f_ || (std::isnan(a.f_) && std::isnan(b.f_));
+    case Value::Type::kStr:
+      return a.s_ == b.s_;
+    default:
+      return a.i_ == b.i_;
   }
 }
 
 const char* TypeName(Value::Type t) {
   switch (t) {
-    case Value::Type::kInt: return "int";
-    case Value::Type::kFloat: return "float";
-    case Value::Type::kBool: return "bool";
-    case Value::Type::kStr: return "str";
+    case Value::Type::kInt:
+      return "int";
+    case Value::Type::kFloat:
+      return "float";
+    case Value::Type::kBool:
+      return "bool";
+    case Value::Type::kStr:
+      return "str";
   }
   return "?";
 }
@@ -99,10 +106,14 @@ std::optional<double> YamlFloat(std::string_view s) {
 
 std::string FormatValue(const Value& v) {
   switch (v.type()) {
-    case Value::Type::kInt: return std::to_string(v.as_int());
-    case Value::Type::kFloat: return PyFloatRepr(v.as_float());
-    case Value::Type::kBool: return v.as_bool() ? "true" : "false";
-    case Value::Type::kStr: return v.as_str();
+    case Value::Type::kInt:
+      return std::to_string(v.as_int());
+    case Value::Type::kFloat:
+      return PyFloatRepr(v.as_float());
+    case Value::Type::kBool:
+      return v.as_bool() ? "true" : "false";
+    case Value::Type::kStr:
+      return v.as_str();
   }
   return "";
 }
@@ -241,10 +252,14 @@ Status Lexer::String(Token* t) {
       continue;
     }
     char e = s_[i_++];
-    if (e == 'n') out += '\n';
-    else if (e == 't') out += '\t';
-    else if (e == '\\' || e == '\'' || e == '"') out += e;
-    else out += std::string{'\\', e};  // as Python keeps '\d'
+    if (e == 'n')
+      out += '\n';
+    else if (e == 't')
+      out += '\t';
+    else if (e == '\\' || e == '\'' || e == '"')
+      out += e;
+    else
+      out += std::string{'\\', e};  // as Python keeps '\d'
   }
   if (i_ >= s_.size()) return ParseError("unterminated string", start);
   ++i_;
@@ -283,8 +298,10 @@ void Lexer::SkipIdent(bool dash) {
 // "ceil() takes 1 argument, got 2", "round() takes 1 or 2 arguments, got 3".
 std::string ArityError(const FnSpec& f, size_t got) {
   std::string want = std::to_string(f.min_args);
-  if (f.max_args == kManyArgs) want = "at least " + want;
-  else if (f.max_args != f.min_args) want += " or " + std::to_string(f.max_args);
+  if (f.max_args == kManyArgs)
+    want = "at least " + want;
+  else if (f.max_args != f.min_args)
+    want += " or " + std::to_string(f.max_args);
   const char* noun = (f.max_args == 1 || (f.max_args == kManyArgs && f.min_args == 1)) ? " argument" : " arguments";
   return std::string(f.name) + "() takes " + want + noun + ", got " + std::to_string(got);
 }
@@ -412,8 +429,8 @@ struct Infix {
   BinOp bin;  // of kBin
 };
 constexpr Infix kInfix[] = {
-    {"or", 0, Op::kOr, BinOp::kAdd},       {"and", 1, Op::kAnd, BinOp::kAdd},   {"+", 2, Op::kBin, BinOp::kAdd},
-    {"-", 2, Op::kBin, BinOp::kSub},       {"*", 3, Op::kBin, BinOp::kMul},     {"/", 3, Op::kBin, BinOp::kDiv},
+    {"or", 0, Op::kOr, BinOp::kAdd},       {"and", 1, Op::kAnd, BinOp::kAdd}, {"+", 2, Op::kBin, BinOp::kAdd},
+    {"-", 2, Op::kBin, BinOp::kSub},       {"*", 3, Op::kBin, BinOp::kMul},   {"/", 3, Op::kBin, BinOp::kDiv},
     {"//", 3, Op::kBin, BinOp::kFloorDiv}, {"%", 3, Op::kBin, BinOp::kMod},
 };
 
@@ -449,7 +466,7 @@ bool Parser::ParseNot(int32_t* out) {
 std::optional<CmpOp> CmpOpOf(const Token& t) {
   if (t.kind != Token::kOp) return std::nullopt;
   static const std::pair<const char*, CmpOp> kOps[] = {{"==", CmpOp::kEq}, {"!=", CmpOp::kNe}, {"<", CmpOp::kLt},
-                                                        {"<=", CmpOp::kLe}, {">", CmpOp::kGt},  {">=", CmpOp::kGe}};
+                                                       {"<=", CmpOp::kLe}, {">", CmpOp::kGt},  {">=", CmpOp::kGe}};
   for (const auto& [text, op] : kOps) {
     if (t.text == text) return op;
   }

@@ -97,8 +97,10 @@ inline Value& Value::operator=(const Value& o) {
   type_ = o.type_;
   i_ = o.i_;
   f_ = o.f_;
-  if (o.type_ == Type::kStr) s_ = o.s_;
-  else s_.clear();
+  if (o.type_ == Type::kStr)
+    s_ = o.s_;
+  else
+    s_.clear();
   return *this;
 }
 
@@ -106,8 +108,10 @@ inline Value& Value::operator=(Value&& o) noexcept {
   type_ = o.type_;
   i_ = o.i_;
   f_ = o.f_;
-  if (o.type_ == Type::kStr) s_ = std::move(o.s_);
-  else s_.clear();
+  if (o.type_ == Type::kStr)
+    s_ = std::move(o.s_);
+  else
+    s_.clear();
   return *this;
 }
 

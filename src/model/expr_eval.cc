@@ -13,9 +13,12 @@ namespace hb {
 
 bool Truthy(const Value& v) {
   switch (v.type()) {
-    case Value::Type::kFloat: return v.as_float() != 0;  // NaN is true, as in Python
-    case Value::Type::kStr: return !v.as_str().empty();
-    default: return v.as_int() != 0;
+    case Value::Type::kFloat:
+      return v.as_float() != 0;  // NaN is true, as in Python
+    case Value::Type::kStr:
+      return !v.as_str().empty();
+    default:
+      return v.as_int() != 0;
   }
 }
 
@@ -76,9 +79,15 @@ bool IntPow(int64_t base, int64_t exp, Value* out, std::string* err) {
 bool IntArith(BinOp op, int64_t a, int64_t b, Value* out, std::string* err) {
   int64_t r = 0;
   switch (op) {
-    case BinOp::kAdd: if (__builtin_add_overflow(a, b, &r)) return Overflow(err); break;
-    case BinOp::kSub: if (__builtin_sub_overflow(a, b, &r)) return Overflow(err); break;
-    case BinOp::kMul: if (__builtin_mul_overflow(a, b, &r)) return Overflow(err); break;
+    case BinOp::kAdd:
+      if (__builtin_add_overflow(a, b, &r)) return Overflow(err);
+      break;
+    case BinOp::kSub:
+      if (__builtin_sub_overflow(a, b, &r)) return Overflow(err);
+      break;
+    case BinOp::kMul:
+      if (__builtin_mul_overflow(a, b, &r)) return Overflow(err);
+      break;
     case BinOp::kDiv:
       if (b == 0) return DivZero(err);
       *out = Value::Float(static_cast<double>(a) / static_cast<double>(b));
@@ -86,11 +95,15 @@ bool IntArith(BinOp op, int64_t a, int64_t b, Value* out, std::string* err) {
     case BinOp::kFloorDiv:
     case BinOp::kMod:
       if (b == 0) return DivZero(err);
-      if (b == -1 && op == BinOp::kMod) r = 0;
-      else if (b == -1 && __builtin_sub_overflow(0, a, &r)) return Overflow(err);
-      else if (b != -1) r = op == BinOp::kMod ? FloorMod(a, b) : FloorDiv(a, b);
+      if (b == -1 && op == BinOp::kMod)
+        r = 0;
+      else if (b == -1 && __builtin_sub_overflow(0, a, &r))
+        return Overflow(err);
+      else if (b != -1)
+        r = op == BinOp::kMod ? FloorMod(a, b) : FloorDiv(a, b);
       break;
-    case BinOp::kPow: return IntPow(a, b, out, err);
+    case BinOp::kPow:
+      return IntPow(a, b, out, err);
   }
   *out = Value::Int(r);
   return true;
@@ -131,9 +144,15 @@ bool FloatPow(double a, double b, Value* out, std::string* err) {
 bool FloatArith(BinOp op, double a, double b, Value* out, std::string* err) {
   double r = 0, mod = 0;
   switch (op) {
-    case BinOp::kAdd: r = a + b; break;
-    case BinOp::kSub: r = a - b; break;
-    case BinOp::kMul: r = a * b; break;
+    case BinOp::kAdd:
+      r = a + b;
+      break;
+    case BinOp::kSub:
+      r = a - b;
+      break;
+    case BinOp::kMul:
+      r = a * b;
+      break;
     case BinOp::kDiv:
       if (b == 0) return DivZero(err);
       r = a / b;
@@ -144,7 +163,8 @@ bool FloatArith(BinOp op, double a, double b, Value* out, std::string* err) {
       FloatDivMod(a, b, &r, &mod);
       if (op == BinOp::kMod) r = mod;
       break;
-    case BinOp::kPow: return FloatPow(a, b, out, err);
+    case BinOp::kPow:
+      return FloatPow(a, b, out, err);
   }
   *out = Value::Float(r);
   return true;
@@ -194,9 +214,13 @@ bool Unary(bool neg, Value* v, std::string* err) {
       *v = Value::Int(r);
       return true;
     }
-    case Value::Type::kFloat: *v = Value::Float(neg ? -v->as_float() : v->as_float()); return true;
-    case Value::Type::kBool: return Fail(err, std::string("cannot use a bool in arithmetic ('") + op + "')");
-    case Value::Type::kStr: break;
+    case Value::Type::kFloat:
+      *v = Value::Float(neg ? -v->as_float() : v->as_float());
+      return true;
+    case Value::Type::kBool:
+      return Fail(err, std::string("cannot use a bool in arithmetic ('") + op + "')");
+    case Value::Type::kStr:
+      break;
   }
   return Fail(err, std::string("unary '") + op + "' cannot apply to str");
 }
@@ -228,12 +252,18 @@ int CmpNumbers(const Value& l, const Value& r) {
 
 bool CmpHolds(CmpOp op, int c) {
   switch (op) {
-    case CmpOp::kEq: return c == 0;
-    case CmpOp::kNe: return c != 0;
-    case CmpOp::kLt: return c == -1;
-    case CmpOp::kLe: return c == -1 || c == 0;
-    case CmpOp::kGt: return c == 1;
-    case CmpOp::kGe: return c == 1 || c == 0;
+    case CmpOp::kEq:
+      return c == 0;
+    case CmpOp::kNe:
+      return c != 0;
+    case CmpOp::kLt:
+      return c == -1;
+    case CmpOp::kLe:
+      return c == -1 || c == 0;
+    case CmpOp::kGt:
+      return c == 1;
+    case CmpOp::kGe:
+      return c == 1 || c == 0;
   }
   return false;
 }
@@ -249,8 +279,10 @@ bool Compare(CmpOp op, const Value& l, const Value& r, bool* out, std::string* e
                          TypeName(r));
   }
   int c = kUnordered;  // a str and a number are never equal
-  if (lstr && rstr) c = CmpStr(l.as_str(), r.as_str());
-  else if (!lstr && !rstr) c = CmpNumbers(l, r);
+  if (lstr && rstr)
+    c = CmpStr(l.as_str(), r.as_str());
+  else if (!lstr && !rstr)
+    c = CmpNumbers(l, r);
   *out = CmpHolds(op, c);
   return true;
 }
@@ -360,17 +392,21 @@ bool CallFn(Fn fn, const Value* args, size_t n, Value* out, std::string* err) {
       if (!NeedNumber(fn, x, err)) return false;
       if (x.type() == Value::Type::kInt) return Set(out, x);
       return FloatToInt(fn, fn == Fn::kCeil ? std::ceil(x.as_float()) : std::floor(x.as_float()), out, err);
-    case Fn::kRound: return Round(args, n, out, err);
+    case Fn::kRound:
+      return Round(args, n, out, err);
     case Fn::kAbs:
       if (!NeedNumber(fn, x, err)) return false;
       if (x.type() == Value::Type::kFloat) return Set(out, Value::Float(std::fabs(x.as_float())));
       if (x.as_int() == INT64_MIN) return Overflow(err);
       return Set(out, Value::Int(std::abs(x.as_int())));
     case Fn::kInt:
-    case Fn::kFloat: return Convert(fn, x, out, err);
-    case Fn::kStr: return Set(out, Value::Str(FormatValue(x)));
+    case Fn::kFloat:
+      return Convert(fn, x, out, err);
+    case Fn::kStr:
+      return Set(out, Value::Str(FormatValue(x)));
     case Fn::kMin:
-    case Fn::kMax: break;  // Evaluator::MinMax
+    case Fn::kMax:
+      break;  // Evaluator::MinMax
   }
   return Fail(err, "internal error: bad function");
 }
@@ -402,17 +438,27 @@ bool Evaluator::Eval(int32_t i, Value* out) {
   const Node& n = p_.nodes[i];
   bool b = false;
   switch (n.op) {
-    case Op::kConst: *out = p_.consts[n.idx]; return true;
-    case Op::kName: return Lookup(n.idx, out);
+    case Op::kConst:
+      *out = p_.consts[n.idx];
+      return true;
+    case Op::kName:
+      return Lookup(n.idx, out);
     case Op::kNeg:
-    case Op::kPos: return Eval(n.a, out) && Unary(n.op == Op::kNeg, out, &err);
-    case Op::kNot: return Truth(n.a, &b) && Set(out, Value::Bool(!b));
+    case Op::kPos:
+      return Eval(n.a, out) && Unary(n.op == Op::kNeg, out, &err);
+    case Op::kNot:
+      return Truth(n.a, &b) && Set(out, Value::Bool(!b));
     case Op::kAnd:
-    case Op::kOr: return Logic(n, out);
-    case Op::kIf: return Truth(n.a, &b) && Eval(b ? n.b : n.c, out);
-    case Op::kBin: return Binary(n, out);
-    case Op::kCompare: return Chain(n, out);
-    case Op::kCall: return Call(n, out);
+    case Op::kOr:
+      return Logic(n, out);
+    case Op::kIf:
+      return Truth(n.a, &b) && Eval(b ? n.b : n.c, out);
+    case Op::kBin:
+      return Binary(n, out);
+    case Op::kCompare:
+      return Chain(n, out);
+    case Op::kCall:
+      return Call(n, out);
   }
   return Fail(&err, "internal error: bad node");
 }

@@ -23,7 +23,7 @@ struct FnSpec {
 };
 inline constexpr uint32_t kManyArgs = 0xffffffff;
 inline constexpr FnSpec kFns[] = {
-    {"abs", 1, 1},         {"ceil", 1, 1},         {"float", 1, 1}, {"floor", 1, 1}, {"int", 1, 1},
+    {"abs", 1, 1},         {"ceil", 1, 1},        {"float", 1, 1}, {"floor", 1, 1}, {"int", 1, 1},
     {"max", 1, kManyArgs}, {"min", 1, kManyArgs}, {"round", 1, 2}, {"str", 1, 1},
 };
 inline const char* FnName(Fn fn) { return kFns[static_cast<int>(fn)].name; }

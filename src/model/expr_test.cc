@@ -264,8 +264,9 @@ TEST(Expr, WrongArgumentCountsAndUnknownFunctionsFailToParse) {
   EXPECT_EQ(ParseError("ceil(1, 2)"), "ceil() takes 1 argument, got 2 at offset 0");
   EXPECT_EQ(ParseError("n + round(1, 2, 3)"), "round() takes 1 or 2 arguments, got 3 at offset 4");
   EXPECT_EQ(ParseError("min()"), "min() takes at least 1 argument, got 0 at offset 0");
-  EXPECT_EQ(ParseError("mn(n, 2)"), "unknown function 'mn' at offset 0 (functions: abs, ceil, float, floor, int, "
-                                    "max, min, round, str), did you mean 'min'?");
+  EXPECT_EQ(ParseError("mn(n, 2)"),
+            "unknown function 'mn' at offset 0 (functions: abs, ceil, float, floor, int, "
+            "max, min, round, str), did you mean 'min'?");
   EXPECT_NE(ParseError("processor.count(1)").find("unknown function 'processor.count'"), std::string::npos);
   EXPECT_EQ(ParseError("max(1, 2,)"), "parsed");  // a trailing comma, as Python allows
 }

@@ -31,8 +31,9 @@ Result<YAML::Node> ApplyListOp(const std::string& what, const YAML::Node& base, 
   YAML::Node items = OpItems(op);
   bool has_base = base.IsDefined() && !base.IsNull();
   if (has_base && !base.IsSequence() && !base.IsScalar())
-    return Status::Error(MarkOf(op, file), what + ": {" + kind + ": [...]} extends a list, but the inherited value is " +
-                                                YamlTypeName(base));
+    return Status::Error(
+        MarkOf(op, file),
+        what + ": {" + kind + ": [...]} extends a list, but the inherited value is " + YamlTypeName(base));
   YAML::Node out(YAML::NodeType::Sequence);
   auto add_base = [&] {
     if (!has_base) return;

@@ -8,10 +8,9 @@ namespace hb {
 
 const std::vector<std::string>& BuiltinPlaceholders() {
   static const std::vector<std::string> kNames = {
-      "name",       "display_name",       "stagedir",          "outputdir",
-      "sourcesdir", "num_tasks",          "num_tasks_per_node", "num_cpus_per_task",
-      "num_gpus_per_node", "system",      "partition",          "environ",
-      "executable", "prefix",             "session",            "repetition",
+      "name", "display_name", "stagedir", "outputdir", "sourcesdir", "num_tasks", "num_tasks_per_node",
+      "num_cpus_per_task", "num_gpus_per_node", "system", "partition", "environ", "executable", "prefix", "session",
+      "repetition",
       // The partition's processor (configured, or cached by `hetbench detect`).
       "processor.arch", "processor.vendor", "processor.model", "processor.platform", "processor.num_cpus",
       "processor.num_cpus_per_core", "processor.num_cpus_per_socket", "processor.num_sockets"};

@@ -13,26 +13,33 @@ namespace {
 enum class Kind { kInt, kBool, kString, kList, kMapping, kIntMapping, kFixed };
 
 Kind KindOf(const std::string& field) {
-  static const std::map<std::string, Kind> kKinds = {
-      {"num_tasks", Kind::kInt},          {"num_tasks_per_node", Kind::kInt},
-      {"num_cpus_per_task", Kind::kInt},  {"num_gpus_per_node", Kind::kInt},
-      {"num_tasks_per_core", Kind::kInt}, {"num_tasks_per_socket", Kind::kInt},
-      {"use_multithreading", Kind::kBool},
-      {"max_retries", Kind::kInt},        {"exclusive_access", Kind::kBool},
-      {"exclusive", Kind::kBool},         {"descr", Kind::kString},
-      {"executable", Kind::kString},      {"image", Kind::kString},
-      {"sourcesdir", Kind::kString},      {"time_limit", Kind::kString},
-      {"max_pending_time", Kind::kString}, {"env_vars", Kind::kMapping},
-      {"launcher", Kind::kString},        {"build_locally", Kind::kBool},
-      {"build_time_limit", Kind::kString},
-      {"num_devices_per_node", Kind::kIntMapping}};
+  static const std::map<std::string, Kind> kKinds = {{"num_tasks", Kind::kInt},
+                                                     {"num_tasks_per_node", Kind::kInt},
+                                                     {"num_cpus_per_task", Kind::kInt},
+                                                     {"num_gpus_per_node", Kind::kInt},
+                                                     {"num_tasks_per_core", Kind::kInt},
+                                                     {"num_tasks_per_socket", Kind::kInt},
+                                                     {"use_multithreading", Kind::kBool},
+                                                     {"max_retries", Kind::kInt},
+                                                     {"exclusive_access", Kind::kBool},
+                                                     {"exclusive", Kind::kBool},
+                                                     {"descr", Kind::kString},
+                                                     {"executable", Kind::kString},
+                                                     {"image", Kind::kString},
+                                                     {"sourcesdir", Kind::kString},
+                                                     {"time_limit", Kind::kString},
+                                                     {"max_pending_time", Kind::kString},
+                                                     {"env_vars", Kind::kMapping},
+                                                     {"launcher", Kind::kString},
+                                                     {"build_locally", Kind::kBool},
+                                                     {"build_time_limit", Kind::kString},
+                                                     {"num_devices_per_node", Kind::kIntMapping}};
   auto it = kKinds.find(field);
   if (it != kKinds.end()) return it->second;
   const auto& keys = TestKeys();
   if (std::find(keys.begin(), keys.end(), field) == keys.end()) return Kind::kList;  // maybe a parameter
-  static const std::set<std::string> kFixed = {"name",        "extends",   "abstract", "parameters",
-                                               "build_system", "sanity",    "performance", "reference",
-                                               "k8s",          "extra_resources"};
+  static const std::set<std::string> kFixed = {"name",   "extends",     "abstract",  "parameters", "build_system",
+                                               "sanity", "performance", "reference", "k8s",        "extra_resources"};
   return kFixed.count(field) ? Kind::kFixed : Kind::kList;
 }
 
@@ -46,9 +53,12 @@ bool ParseInt(const std::string& s, long long* out) {
 // ReFrame's conversion of a string to a bool (reframe/utility/typecheck.py).
 bool ParseBool(std::string s, bool* out) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (s == "true" || s == "yes" || s == "y" || s == "1") *out = true;
-  else if (s == "false" || s == "no" || s == "n" || s == "0") *out = false;
-  else return false;
+  if (s == "true" || s == "yes" || s == "y" || s == "1")
+    *out = true;
+  else if (s == "false" || s == "no" || s == "n" || s == "0")
+    *out = false;
+  else
+    return false;
   return true;
 }
 
@@ -83,15 +93,20 @@ Result<YAML::Node> Convert(Kind kind, const std::string& v, const std::string& w
       if (!ParseBool(v, &b))
         return Status::Error(what + " expects a boolean (true, yes, y, 1, false, no, n, 0), got '" + v + "'");
       return YAML::Node(b);
-    case Kind::kString: return YAML::Node(v);
-    case Kind::kList: return List(v);
-    case Kind::kMapping: return Mapping(v, false, what + " expects a mapping written k1:v1,k2:v2");
+    case Kind::kString:
+      return YAML::Node(v);
+    case Kind::kList:
+      return List(v);
+    case Kind::kMapping:
+      return Mapping(v, false, what + " expects a mapping written k1:v1,k2:v2");
     case Kind::kIntMapping:
       return Mapping(v, true, what + " expects a mapping of integers written k1:n1,k2:n2");
-    case Kind::kFixed: break;
+    case Kind::kFixed:
+      break;
   }
-  return Status::Error(what + " cannot be set from the command line (it has structure, or names the test); "
-                              "edit the test file, or define a test that extends it");
+  return Status::Error(what +
+                       " cannot be set from the command line (it has structure, or names the test); "
+                       "edit the test file, or define a test that extends it");
 }
 
 }  // namespace

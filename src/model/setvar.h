@@ -35,8 +35,8 @@ struct FieldOverride {
   std::string option;  // as given: "-S Test.num_tasks=4"
   std::string test;    // "" = every test
   std::string field;
-  YAML::Node value;    // converted (for a parameter: the list of values)
-  std::string raw;     // the value as given (for a variable: converted by its type)
+  YAML::Node value;      // converted (for a parameter: the list of values)
+  std::string raw;       // the value as given (for a variable: converted by its type)
   bool is_list = false;  // value is a list (usable as parameter values)
 };
 
@@ -47,7 +47,7 @@ Result<FieldOverride> ParseSetvar(const std::string& arg);
 // Applies the overrides that concern test `test` to its merged fields;
 // `used` collects the indices of those that applied.
 void ApplySetvars(const std::vector<FieldOverride>& overrides, const std::string& test, FieldMap* fields,
-                    std::set<size_t>* used);
+                  std::set<size_t>* used);
 
 // An error for the first override that applied to no test: an unknown
 // test, or a field that no test has (with "did you mean").

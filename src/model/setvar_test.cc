@@ -80,16 +80,20 @@ TEST(Setvar, TestSpecificAndParameters) {
 
 TEST(Setvar, ErrorsNameTheOptionFieldAndType) {
   EXPECT_EQ(Error({"num_tasks=four"}), "-S num_tasks=four: num_tasks expects an integer, got 'four'");
-  EXPECT_EQ(Error({"exclusive_access=maybe"}),
-            "-S exclusive_access=maybe: exclusive_access expects a boolean (true, yes, y, 1, false, no, n, 0), got 'maybe'");
+  EXPECT_EQ(
+      Error({"exclusive_access=maybe"}),
+      "-S exclusive_access=maybe: exclusive_access expects a boolean (true, yes, y, 1, false, no, n, 0), got 'maybe'");
   EXPECT_EQ(Error({"env_vars=A=1"}), "-S env_vars=A=1: env_vars expects a mapping written k1:v1,k2:v2, got 'A=1'");
   EXPECT_EQ(Error({"num_tasks=0"}), "-S num_tasks=0: num_tasks: expected an integer >= 1, got 0");
-  EXPECT_EQ(Error({"num_taks=4"}), "-S num_taks=4: no test has a field or parameter named 'num_taks', did you mean 'num_tasks'?");
-  EXPECT_EQ(Error({"strem.num_tasks=4"}), "-S strem.num_tasks=4: there is no test named 'strem', did you mean 'stream'?");
+  EXPECT_EQ(Error({"num_taks=4"}),
+            "-S num_taks=4: no test has a field or parameter named 'num_taks', did you mean 'num_tasks'?");
+  EXPECT_EQ(Error({"strem.num_tasks=4"}),
+            "-S strem.num_tasks=4: there is no test named 'strem', did you mean 'stream'?");
   EXPECT_EQ(Error({"other.threads=1"}), "-S other.threads=1: test 'other' has no field or parameter named 'threads'");
   EXPECT_NE(Error({"sanity=x"}).find("-S sanity=x: sanity cannot be set from the command line"), std::string::npos);
   EXPECT_NE(Error({"num_tasks"}).find("expected [TEST.]FIELD=VALUE"), std::string::npos);
-  EXPECT_NE(Error({"time_limit=soon"}).find("-S time_limit=soon: time_limit: 'soon' is not a duration"), std::string::npos)
+  EXPECT_NE(Error({"time_limit=soon"}).find("-S time_limit=soon: time_limit: 'soon' is not a duration"),
+            std::string::npos)
       << Error({"time_limit=soon"});
 }
 

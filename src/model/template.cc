@@ -29,8 +29,7 @@ std::optional<TemplateRef> RefAt(std::string_view text, size_t open,
 
 }  // namespace
 
-std::vector<TemplateRef> ScanTemplate(std::string_view text,
-                                      const std::function<bool(const std::string&)>& is_known) {
+std::vector<TemplateRef> ScanTemplate(std::string_view text, const std::function<bool(const std::string&)>& is_known) {
   std::vector<TemplateRef> refs;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
@@ -60,8 +59,10 @@ Result<std::string> RenderTemplate(std::string_view text, const std::vector<Temp
     if (r < refs.size() && i == refs[r].begin) {
       auto v = value_of(refs[r]);
       if (!v.ok()) return v.status();
-      if (*v) out += **v;
-      else out.append(text.substr(refs[r].begin, refs[r].end - refs[r].begin));
+      if (*v)
+        out += **v;
+      else
+        out.append(text.substr(refs[r].begin, refs[r].end - refs[r].begin));
       i = refs[r].end - 1;
       ++r;
       continue;

@@ -38,8 +38,7 @@ inline bool HasBraces(std::string_view text) { return text.find_first_of("{}") !
 
 // Every brace text of `text` that parses as an expression with at least one
 // name, in order. `is_known` decides the rule for unknown names above.
-std::vector<TemplateRef> ScanTemplate(std::string_view text,
-                                      const std::function<bool(const std::string&)>& is_known);
+std::vector<TemplateRef> ScanTemplate(std::string_view text, const std::function<bool(const std::string&)>& is_known);
 
 // True when `text` is exactly one placeholder (its value keeps its type).
 bool IsWholePlaceholder(std::string_view text, const std::vector<TemplateRef>& refs);

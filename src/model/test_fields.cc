@@ -7,11 +7,12 @@
 
 #include "check/reference.h"
 #include "check/sanity.h"
-#include "model/check_fields.h"
-#include "model/test_loader.h"
 #include "config/site_config.h"
+#include "model/build_fields.h"
+#include "model/check_fields.h"
 #include "model/expr.h"
 #include "model/placeholder.h"
+#include "model/test_loader.h"
 #include "util/fs.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
@@ -69,8 +70,9 @@ Handler Count(int TestSpec::*field, const char* what, int min) {
     auto r = YamlInt(n, f, what);
     if (!r.ok()) return r.status();
     if (r.value() < min || r.value() > 1000000)
-      return FieldError(n, f, std::string(what) + ": expected an integer >= " + std::to_string(min) +
-                           ", got " + std::to_string(r.value()));
+      return FieldError(
+          n, f,
+          std::string(what) + ": expected an integer >= " + std::to_string(min) + ", got " + std::to_string(r.value()));
     s->*field = static_cast<int>(r.value());
     return Status::OK();
   };
@@ -137,8 +139,10 @@ Result<std::string> ParameterText(const YAML::Node& v, const std::string& f, con
   std::vector<std::string> items;
   for (const auto& kv : v) {
     std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "";
-    if (!IsIdentifier(k)) return FieldError(kv.first, f, what + ": '" + k + "' is not a valid key (letters, digits and _)");
-    if (!kv.second.IsScalar()) return FieldError(kv.second, f, what + ": " + k + ": expected a scalar, got " + YamlTypeName(kv.second));
+    if (!IsIdentifier(k))
+      return FieldError(kv.first, f, what + ": '" + k + "' is not a valid key (letters, digits and _)");
+    if (!kv.second.IsScalar())
+      return FieldError(kv.second, f, what + ": " + k + ": expected a scalar, got " + YamlTypeName(kv.second));
     items.push_back(k + ": " + kv.second.Scalar());
   }
   if (items.empty()) return FieldError(v, f, what + ": an empty mapping is not a value");
@@ -210,10 +214,12 @@ Status ParseVariable(const std::string& name, const YAML::Node& v, const std::st
       auto r = YamlString(kv.second, f, what + ": type");
       if (!r.ok()) return r.status();
       if (std::find(kTypes.begin(), kTypes.end(), *r) == kTypes.end())
-        return FieldError(kv.second, f, what + ": type: '" + *r + "' is not one of int, float, bool, str" + DidYouMean(*r, kTypes));
+        return FieldError(kv.second, f,
+                          what + ": type: '" + *r + "' is not one of int, float, bool, str" + DidYouMean(*r, kTypes));
       out->type = *r;
     } else if (key == "default") {
-      if (!kv.second.IsScalar()) return FieldError(kv.second, f, what + ": default: expected a scalar, got " + YamlTypeName(kv.second));
+      if (!kv.second.IsScalar())
+        return FieldError(kv.second, f, what + ": default: expected a scalar, got " + YamlTypeName(kv.second));
       out->default_text = kv.second.Scalar();
     } else {
       auto r = YamlBool(kv.second, f, what + ": " + key);
@@ -235,10 +241,12 @@ Status ParseVariable(const std::string& name, const YAML::Node& v, const std::st
 Status ParseVariables(const YAML::Node& n, const std::string& f, TestSpec* s) {
   s->variables.clear();
   if (n.IsNull()) return Status::OK();
-  if (!n.IsMap()) return FieldError(n, f, "variables: expected a mapping of name: {type, default}, got " + YamlTypeName(n));
+  if (!n.IsMap())
+    return FieldError(n, f, "variables: expected a mapping of name: {type, default}, got " + YamlTypeName(n));
   for (const auto& kv : n) {
     std::string name = kv.first.IsScalar() ? kv.first.Scalar() : "";
-    if (!IsIdentifier(name)) return FieldError(kv.first, f, "variables: '" + name + "' is not a valid name (letters, digits and _)");
+    if (!IsIdentifier(name))
+      return FieldError(kv.first, f, "variables: '" + name + "' is not a valid name (letters, digits and _)");
     const auto& builtins = BuiltinPlaceholders();
     if (std::find(builtins.begin(), builtins.end(), name) != builtins.end())
       return FieldError(kv.first, f, "variables: '" + name + "' is a built-in placeholder name; choose another");
@@ -258,7 +266,8 @@ Status ParseMaxPendingTime(const YAML::Node& n, const std::string& f, TestSpec* 
     return Status::OK();
   }
   auto d = n.IsScalar() ? ParseDuration(n.Scalar()) : std::nullopt;
-  if (!d) return FieldError(n, f, "max_pending_time: expected a duration such as 90, 10m or 1h30m, got " + YamlTypeName(n));
+  if (!d)
+    return FieldError(n, f, "max_pending_time: expected a duration such as 90, 10m or 1h30m, got " + YamlTypeName(n));
   s->max_pending_time_s = *d;
   return Status::OK();
 }
@@ -273,198 +282,12 @@ Handler Duration(std::optional<double> TestSpec::*field, const std::string& what
     if (!n.IsScalar()) return FieldError(n, f, what + ": expected a duration, got " + YamlTypeName(n));
     auto d = ParseDuration(n.Scalar());
     if (!d)
-      return FieldError(n, f, what + ": '" + n.Scalar() +
-                           "' is not a duration; expected seconds (90) or a duration such as 10m, 1h30m or 01:30:00");
+      return FieldError(n, f,
+                        what + ": '" + n.Scalar() +
+                            "' is not a duration; expected seconds (90) or a duration such as 10m, 1h30m or 01:30:00");
     s->*field = *d;
     return Status::OK();
   };
-}
-
-// Keys of the build_system mapping, by kind of value.
-const std::map<std::string, std::string BuildSpec::*>& BuildStrings() {
-  static const std::map<std::string, std::string BuildSpec::*> k = {
-      {"source", &BuildSpec::source},       {"executable", &BuildSpec::executable},
-      {"cc", &BuildSpec::cc},               {"cxx", &BuildSpec::cxx},
-      {"ftn", &BuildSpec::ftn},             {"nvcc", &BuildSpec::nvcc},
-      {"makefile", &BuildSpec::makefile},   {"srcdir", &BuildSpec::srcdir},
-      {"builddir", &BuildSpec::builddir},   {"configuredir", &BuildSpec::configuredir},
-      {"environment", &BuildSpec::environment}, {"install_tree", &BuildSpec::install_tree},
-      {"prefix", &BuildSpec::prefix}};
-  return k;
-}
-const std::map<std::string, std::vector<std::string> BuildSpec::*>& BuildLists() {
-  static const std::map<std::string, std::vector<std::string> BuildSpec::*> k = {
-      {"cppflags", &BuildSpec::cppflags},   {"cflags", &BuildSpec::cflags},
-      {"cxxflags", &BuildSpec::cxxflags},   {"fflags", &BuildSpec::fflags},
-      {"ldflags", &BuildSpec::ldflags},     {"options", &BuildSpec::options},
-      {"targets", &BuildSpec::targets},     {"commands", &BuildSpec::commands},
-      {"config_opts", &BuildSpec::config_opts}, {"make_opts", &BuildSpec::make_opts},
-      {"specs", &BuildSpec::specs},         {"install_opts", &BuildSpec::install_opts},
-      {"easyconfigs", &BuildSpec::easyconfigs}};
-  return k;
-}
-const std::map<std::string, bool BuildSpec::*>& BuildBools() {
-  static const std::map<std::string, bool BuildSpec::*> k = {{"emit_load_cmds", &BuildSpec::emit_load_cmds},
-                                                             {"emit_package", &BuildSpec::emit_package}};
-  return k;
-}
-
-// The build system types (those of buildsys/build_system.cc.s
-// BuildSystemNames(), and none); CustomBuild, ReFrame's name, is Custom.
-const std::vector<std::string>& BuildTypes() {
-  static const std::vector<std::string> k = {"none",      "SingleSource", "Make",      "CMake",      "Autotools",
-                                             "Spack",     "EasyBuild",    "Custom",    "CustomBuild"};
-  return k;
-}
-
-Status ParseBuildKey(const std::string& key, const YAML::Node& v, const std::string& f, BuildSpec* b) {
-  std::string what = "build_system: " + key;
-  if (auto it = BuildStrings().find(key); it != BuildStrings().end()) {
-    auto r = YamlString(v, f, what);
-    if (r.ok()) b->*(it->second) = *r;
-    return r.status();
-  }
-  if (auto it = BuildLists().find(key); it != BuildLists().end()) {
-    auto r = YamlStringList(v, f, what);
-    if (r.ok()) b->*(it->second) = *r;
-    return r.status();
-  }
-  if (auto it = BuildBools().find(key); it != BuildBools().end()) {
-    auto r = YamlBool(v, f, what);
-    if (r.ok()) b->*(it->second) = *r;
-    return r.status();
-  }
-  if (key == "type") return CheckChoice(v, f, what, BuildTypes(), &b->type);
-  if (key == "lang") return CheckChoice(v, f, what, {"c", "c++", "fortran", "cuda"}, &b->lang);
-  if (key == "package_opts") {
-    if (!v.IsMap()) return FieldError(v, f, what + ": expected a mapping of option: value, got " + YamlTypeName(v));
-    for (const auto& kv : v) b->package_opts.emplace_back(kv.first.Scalar(), kv.second.Scalar());
-    return Status::OK();
-  }
-  auto r = YamlInt(v, f, what);  // max_concurrency
-  if (r.ok()) b->max_concurrency = static_cast<int>(*r);
-  return r.status();
-}
-
-Status ParseBuild(const YAML::Node& n, const std::string& f, TestSpec* s) {
-  static const std::vector<std::string> kKeys = [] {
-    std::vector<std::string> k = {"type", "lang", "package_opts", "max_concurrency"};
-    for (const auto& [name, m] : BuildStrings()) k.push_back(name);
-    for (const auto& [name, m] : BuildLists()) k.push_back(name);
-    for (const auto& [name, m] : BuildBools()) k.push_back(name);
-    return k;
-  }();
-  BuildSpec& b = s->build;
-  b = BuildSpec();
-  b.mark = MarkOf(n, f);
-  if (n.IsNull()) return Status::OK();
-  if (n.IsScalar()) {  // shorthand: build_system: Make
-    std::string type;
-    Status st = CheckChoice(n, f, "build_system", BuildTypes(), &type);
-    b.type = type == "none" ? "" : type == "CustomBuild" ? "Custom" : type;
-    return st;
-  }
-  if (!n.IsMap()) return FieldError(n, f, "build_system: expected a mapping such as {type: SingleSource, source: x.c}");
-  for (const auto& kv : n) {
-    std::string key = kv.first.Scalar();
-    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      return FieldError(kv.first, f, "build_system: unknown key '" + key + "'" + DidYouMean(key, kKeys));
-    Status st = ParseBuildKey(key, kv.second, f, &b);
-    if (!st.ok()) return st;
-  }
-  if (b.type == "CustomBuild") b.type = "Custom";
-  if (b.type.empty()) return FieldError(n, f, "build_system: 'type' is required (one of " + Join(BuildTypes(), ", ") + ")");
-  if (b.type == "none") b.type = "";
-  if (b.type == "SingleSource" && b.source.empty())
-    return FieldError(n, f, "build_system: SingleSource needs 'source', the file to compile");
-  if (b.type == "Custom" && b.commands.empty())
-    return FieldError(n, f, "build_system: Custom needs 'commands', the shell commands that build the test");
-  if (b.type == "EasyBuild" && b.easyconfigs.empty())
-    return FieldError(n, f, "build_system: EasyBuild needs 'easyconfigs', the easyconfig files to build");
-  return Status::OK();
-}
-
-// A list of [host path, container path] pairs (ReFrame's mount_points).
-Status ParseMountPoints(const YAML::Node& v, const std::string& f, ContainerSpec* c) {
-  const std::string what = "container_platform: mount_points";
-  if (!v.IsSequence()) return FieldError(v, f, what + ": expected a list of [host path, container path], got " + YamlTypeName(v));
-  for (const auto& m : v) {
-    if (!m.IsSequence() || m.size() != 2 || !m[0].IsScalar() || !m[1].IsScalar())
-      return FieldError(m, f, what + ": expected [host path, container path], got " + YamlTypeName(m));
-    c->mount_points.emplace_back(m[0].Scalar(), m[1].Scalar());
-  }
-  return Status::OK();
-}
-
-// A platform name: a type of ContainerPlatformTypes() in any case, or "default".
-Status ParsePlatformName(const YAML::Node& v, const std::string& f, const std::string& what, std::string* out) {
-  auto r = YamlString(v, f, what);
-  if (!r.ok()) return r.status();
-  if (*r == "default" || r->empty()) {
-    *out = "";
-    return Status::OK();
-  }
-  *out = CanonicalContainerPlatform(*r);
-  if (!out->empty()) return Status::OK();
-  const auto& known = ContainerPlatformTypes();
-  return FieldError(v, f, what + ": unknown container platform '" + *r + "'" + DidYouMean(*r, known) + " (known: " +
-                       Join(known, ", ") + ", or default for the partition's default)");
-}
-
-Status ParseContainerKey(const std::string& key, const YAML::Node& v, const std::string& f, ContainerSpec* c) {
-  std::string what = "container_platform: " + key;
-  auto str = [&](std::string* out) {
-    auto r = v.IsNull() ? Result<std::string>(std::string()) : YamlString(v, f, what);
-    if (r.ok()) *out = *r;
-    return r.status();
-  };
-  auto flag = [&](bool* out) {
-    auto r = YamlBool(v, f, what);
-    if (r.ok()) *out = *r;
-    return r.status();
-  };
-  if (key == "type") return ParsePlatformName(v, f, what, &c->platform);
-  if (key == "image") return str(&c->image);
-  if (key == "mount_stagedir") return str(&c->mount_stagedir);
-  if (key == "workdir") return str(&c->workdir);
-  if (key == "pull_image") return flag(&c->pull_image);
-  if (key == "with_mpi") return flag(&c->with_mpi);
-  if (key == "with_cuda") return flag(&c->with_cuda);
-  if (key == "mount_points") return ParseMountPoints(v, f, c);
-  if (key == "options") {
-    auto r = YamlStringList(v, f, what);
-    if (r.ok()) c->options = *r;
-    return r.status();
-  }
-  std::string command;  // command
-  Status st = str(&command);
-  if (st.ok()) c->command = command;
-  return st;
-}
-
-// container_platform: a platform name ("default": the partition's), or a
-// mapping {type, image, command, mount_points, mount_stagedir, workdir,
-// options, pull_image, with_mpi, with_cuda}; null turns it off.
-Status ParseContainer(const YAML::Node& n, const std::string& f, TestSpec* s) {
-  static const std::vector<std::string> kKeys = {"type",    "image",   "command",    "mount_points", "mount_stagedir",
-                                                 "workdir", "options", "pull_image", "with_mpi",     "with_cuda"};
-  ContainerSpec& c = s->container;
-  c = ContainerSpec();
-  c.mark = MarkOf(n, f);
-  if (n.IsNull()) return Status::OK();
-  c.enabled = true;
-  if (n.IsScalar()) return ParsePlatformName(n, f, "container_platform", &c.platform);
-  if (!n.IsMap())
-    return FieldError(n, f, "container_platform: expected a platform name or a mapping such as {type: Apptainer, "
-                     "command: ...}, got " + YamlTypeName(n));
-  for (const auto& kv : n) {
-    std::string key = kv.first.Scalar();
-    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
-      return FieldError(kv.first, f, "container_platform: unknown key '" + key + "'" + DidYouMean(key, kKeys));
-    Status st = ParseContainerKey(key, kv.second, f, &c);
-    if (!st.ok()) return st;
-  }
-  return Status::OK();
 }
 
 Status ParseExtraResources(const YAML::Node& n, const std::string& f, TestSpec* s) {
@@ -487,7 +310,8 @@ Status ParseExtraResources(const YAML::Node& n, const std::string& f, TestSpec* 
 Status ParseDevices(const YAML::Node& n, const std::string& f, TestSpec* s) {
   s->num_devices_per_node.clear();
   if (n.IsNull()) return Status::OK();
-  if (!n.IsMap()) return FieldError(n, f, "num_devices_per_node: expected a mapping of device type: count, e.g. {ipu: 4}");
+  if (!n.IsMap())
+    return FieldError(n, f, "num_devices_per_node: expected a mapping of device type: count, e.g. {ipu: 4}");
   for (const auto& kv : n) {
     auto r = YamlInt(kv.second, f, "num_devices_per_node: " + kv.first.Scalar());
     if (!r.ok()) return r.status();
@@ -546,7 +370,8 @@ Status ParseDependsOn(const YAML::Node& n, const std::string& f, TestSpec* s) {
     if (item.IsMap()) {
       for (const auto& kv : item)
         if (kv.first.Scalar() != "test" && kv.first.Scalar() != "variants")
-          return FieldError(kv.first, f, "depends_on: unknown key '" + kv.first.Scalar() + "'; expected {test: NAME, variants: all}");
+          return FieldError(
+              kv.first, f, "depends_on: unknown key '" + kv.first.Scalar() + "'; expected {test: NAME, variants: all}");
       auto t = YamlString(item["test"], f, "depends_on: test");
       if (!t.ok()) return t.status();
       if (!item["variants"] || !item["variants"].IsScalar() || item["variants"].Scalar() != "all")
@@ -558,7 +383,8 @@ Status ParseDependsOn(const YAML::Node& n, const std::string& f, TestSpec* s) {
       d.test = text.substr(0, text.find(' '));
       if (text.find('%') != std::string::npos) d.variant = text;
     } else {
-      return FieldError(item, f, "depends_on: expected a test name, 'NAME %param=value' or {test: NAME, variants: all}");
+      return FieldError(item, f,
+                        "depends_on: expected a test name, 'NAME %param=value' or {test: NAME, variants: all}");
     }
     if (d.test.empty()) return FieldError(item, f, "depends_on: an empty test name");
     s->depends_on.push_back(d.test);
@@ -570,8 +396,9 @@ Status ParseDependsOn(const YAML::Node& n, const std::string& f, TestSpec* s) {
 // `skip_if: {expr: EXPR, reason: TEXT}` (ReFrame's skip_if()).
 Status ParseSkipIf(const YAML::Node& n, const std::string& f, TestSpec* s) {
   if (!n.IsMap() || !n["expr"])
-    return FieldError(n, f, "skip_if: expected {expr: EXPR, reason: TEXT}, e.g. {expr: 'num_gpus_per_node == 0', reason: "
-                     "'needs GPUs'}");
+    return FieldError(n, f,
+                      "skip_if: expected {expr: EXPR, reason: TEXT}, e.g. {expr: 'num_gpus_per_node == 0', reason: "
+                      "'needs GPUs'}");
   for (const auto& kv : n)
     if (kv.first.Scalar() != "expr" && kv.first.Scalar() != "reason")
       return FieldError(kv.first, f, "skip_if: unknown key '" + kv.first.Scalar() + "'; expected expr and reason");
@@ -711,8 +538,9 @@ Status FinishTestSpec(TestSpec* spec, bool check_required) {
   bool own_manifest = spec->k8s.is_object() && spec->k8s.contains("manifest");
   if (check_required && spec->executable.empty() && !spec->abstract && !spec->container.enabled && !own_manifest) {
     SourceMark m = spec->mark;
-    return Status::Error(m, "test '" + spec->name + "' has no 'executable' (the program to run; a Kubernetes test "
-                            "whose k8s.manifest has containers with their own command needs none)");
+    return Status::Error(m, "test '" + spec->name +
+                                "' has no 'executable' (the program to run; a Kubernetes test "
+                                "whose k8s.manifest has containers with their own command needs none)");
   }
   // A scaling axis is one of the test's parameters, or num_tasks.
   for (const auto& axis : spec->scaling_axes) {
@@ -722,9 +550,9 @@ Status FinishTestSpec(TestSpec* spec, bool check_required) {
     auto it = spec->marks.find("scaling_axes");
     std::vector<std::string> names = {"num_tasks"};
     for (const auto& [name, values] : spec->parameters) names.push_back(name);
-    return Status::Error(it != spec->marks.end() ? it->second : spec->mark,
-                         "scaling_axes: '" + axis + "' is not a parameter of the test (nor num_tasks)" +
-                             DidYouMean(axis, names));
+    return Status::Error(
+        it != spec->marks.end() ? it->second : spec->mark,
+        "scaling_axes: '" + axis + "' is not a parameter of the test (nor num_tasks)" + DidYouMean(axis, names));
   }
   // keep_files are globs below the stage folder: an absolute path or a
   // '..' would copy (or, after a glob, name) files elsewhere.
@@ -740,9 +568,10 @@ Status FinishTestSpec(TestSpec* spec, bool check_required) {
     const char* key = spec->prebuild_cmds.empty() ? "postbuild_cmds" : "prebuild_cmds";
     auto it = spec->marks.find(key);
     return Status::Error(it != spec->marks.end() ? it->second : spec->mark,
-                         std::string(key) + ": the test has no build_system, so there is no build for them to run "
-                                            "around: use prerun_cmds, or build_system: {type: CustomBuild, commands: "
-                                            "[...]}");
+                         std::string(key) +
+                             ": the test has no build_system, so there is no build for them to run "
+                             "around: use prerun_cmds, or build_system: {type: CustomBuild, commands: "
+                             "[...]}");
   }
   // As ReFrame, a test must say how its output shows success: without a
   // sanity check any run that exits 0 would pass.

@@ -116,8 +116,9 @@ Status AddRawTest(const YAML::Node& n, const std::string& file, std::vector<RawT
   if (!nm.ok()) return nm.status();
   static const std::string kOk = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
   if (nm->empty() || nm->find_first_not_of(kOk) != std::string::npos || std::isdigit((*nm)[0]))
-    return Status::Error(MarkOf(name, file),
-                         "name: '" + *nm + "' is not a valid test name (start with a letter; letters, digits, _ and -)");
+    return Status::Error(
+        MarkOf(name, file),
+        "name: '" + *nm + "' is not a valid test name (start with a letter; letters, digits, _ and -)");
   out->push_back({*nm, n, file, MarkOf(name, file)});
   return Status::OK();
 }
@@ -186,8 +187,10 @@ Status CheckDependencies(const TestSuite& suite) {
       // one has nothing to wait for (it would otherwise run after all).
       if (by_name[d]->abstract)
         return Status::Error(s->marks.at("depends_on"),
-                             "depends_on: '" + d + "' is abstract (abstract: true), so it never runs; depend on "
-                             "a test that extends it, or drop abstract: true from '" + d + "'");
+                             "depends_on: '" + d +
+                                 "' is abstract (abstract: true), so it never runs; depend on "
+                                 "a test that extends it, or drop abstract: true from '" +
+                                 d + "'");
     }
   }
   // Depth-first search for a cycle; colour 1 = on the current path.
@@ -290,22 +293,25 @@ Status ReadOverrides(const TestSpec& spec, SpecSource* src) {
   if (it == src->fields.end() || it->second.value.IsNull()) return Status::OK();
   const FieldNode& fn = it->second;
   if (!fn.value.IsMap())
-    return Status::Error(MarkOf(fn.value, fn.file), "overrides: expected a mapping of 'system:partition': {field: value}, got " +
-                                                        YamlTypeName(fn.value));
+    return Status::Error(
+        MarkOf(fn.value, fn.file),
+        "overrides: expected a mapping of 'system:partition': {field: value}, got " + YamlTypeName(fn.value));
   for (const auto& kv : fn.value) {
     OverrideEntry o;
     o.key = kv.first.Scalar();
     o.mark = MarkOf(kv.first, fn.file);
     std::istringstream words(o.key);
     for (std::string t; words >> t;) o.tokens.push_back(t);
-    if (o.tokens.empty()) return Status::Error(o.mark, "overrides: an empty key matches nothing; use '*' for every case");
+    if (o.tokens.empty())
+      return Status::Error(o.mark, "overrides: an empty key matches nothing; use '*' for every case");
     for (const auto& t : o.tokens) {
       Status st = CheckOverrideToken(spec, t, o.mark);
       if (!st.ok()) return st;
     }
     if (!kv.second.IsMap())
-      return Status::Error(MarkOf(kv.second, fn.file), "overrides: '" + o.key + "': expected a mapping of test fields, got " +
-                                                           YamlTypeName(kv.second));
+      return Status::Error(
+          MarkOf(kv.second, fn.file),
+          "overrides: '" + o.key + "': expected a mapping of test fields, got " + YamlTypeName(kv.second));
     Status st = CheckTestKeys(kv.second, fn.file);
     if (!st.ok()) return st.Prefixed("overrides: '" + o.key + "'");
     for (const auto& f : kv.second) o.fields.emplace(f.first.Scalar(), FieldNode{f.first, f.second, fn.file});
@@ -320,8 +326,8 @@ Result<TestSuite> BuildSuite(const std::vector<RawTest>& raws, std::vector<std::
   for (const auto& r : raws) {
     auto [it, fresh] = by_name.emplace(r.name, &r);
     if (!fresh)
-      return Status::Error(r.mark, "duplicate test name '" + r.name + "' (first defined at " +
-                                       it->second->mark.str() + ")");
+      return Status::Error(r.mark,
+                           "duplicate test name '" + r.name + "' (first defined at " + it->second->mark.str() + ")");
   }
   TestSuite suite;
   suite.files = std::move(files);

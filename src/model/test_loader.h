@@ -34,7 +34,7 @@ struct TestSuite {
 };
 
 struct LoadOptions {
-  bool recursive = false;  // -R: descend into sub-folders of folders given
+  bool recursive = false;              // -R: descend into sub-folders of folders given
   std::vector<FieldOverride> setvars;  // -S (setvar.h)
 };
 
@@ -48,8 +48,7 @@ struct LoadOptions {
 Result<TestSuite> LoadTests(const std::vector<std::string>& paths, const LoadOptions& opts = {});
 
 // Loads tests from YAML text (for tests and tools); `file` names it in messages.
-Result<TestSuite> LoadTestsFromString(const std::string& text, const std::string& file,
-                                      const LoadOptions& opts = {});
+Result<TestSuite> LoadTestsFromString(const std::string& text, const std::string& file, const LoadOptions& opts = {});
 
 // The keys a test may use (for documentation and "did you mean").
 const std::vector<std::string>& TestKeys();

@@ -41,7 +41,8 @@ performance:
 reference:
   'hpcsite:compute': {triad: [200000, -0.05, null, MB/s]}
   '*': {triad: [1000, -0.9, null]}
-)", "t.yaml");
+)",
+                               "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   ASSERT_EQ(r->specs.size(), 1u);
   const TestSpec& s = *r->specs[0];
@@ -86,7 +87,8 @@ name: resnet_gpu
 extends: resnet_base
 num_gpus_per_node: 4
 executable_opts: [--epochs, '4']
-)", "t.yaml");
+)",
+                               "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   const TestSpec* gpu = r->Find("resnet_gpu");
   ASSERT_NE(gpu, nullptr);
@@ -114,7 +116,8 @@ tags: [io, quick]
 ---
 name: r
 extends: b
-)", "t.yaml");
+)",
+                               "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(r->Find("q")->tags, (std::vector<std::string>{"io", "quick"}));
   EXPECT_EQ(r->Find("r")->tags, std::vector<std::string>{"io"});
@@ -122,7 +125,10 @@ extends: b
 }
 
 TEST(TestLoader, TestsListForm) {
-  auto r = LoadTestsFromString("tests:\n  - {name: a, executable: x, sanity: [{exit_code: 0}]}\n  - {name: b, executable: y, sanity: [{exit_code: 0}]}\n", "t.yaml");
+  auto r = LoadTestsFromString(
+      "tests:\n  - {name: a, executable: x, sanity: [{exit_code: 0}]}\n  - {name: b, executable: y, sanity: "
+      "[{exit_code: 0}]}\n",
+      "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(r->specs.size(), 2u);
 }
@@ -148,14 +154,16 @@ TEST(TestLoader, ModulesInEveryFormWithPlaceholders) {
 TEST(TestLoader, LauncherAndItsOptions) {
   auto r = LoadTestsFromString(
       "name: a\nexecutable: train.py\nparameters: {port: ['29600']}\nlauncher: torchrun\nsanity: [{exit_code: 0}]\n"
-      "launcher_options: ['--master_port={port}', --max_restarts=0]\n---\nname: b\nexecutable: x\nsanity: [{exit_code: 0}]\n",
+      "launcher_options: ['--master_port={port}', --max_restarts=0]\n---\nname: b\nexecutable: x\nsanity: [{exit_code: "
+      "0}]\n",
       "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(r->specs[0]->launcher, "torchrun");
   EXPECT_EQ(r->specs[0]->launcher_options, (std::vector<std::string>{"--master_port={port}", "--max_restarts=0"}));
   EXPECT_EQ(r->specs[1]->launcher, "");  // the partition's
   EXPECT_TRUE(r->specs[1]->launcher_options.empty());
-  Status st = LoadError("name: a\nexecutable: x\nlauncher_options: ['--master_port={prot}']\nsanity: [{exit_code: 0}]\n");
+  Status st =
+      LoadError("name: a\nexecutable: x\nlauncher_options: ['--master_port={prot}']\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(st.message().find("unknown placeholder '{prot}'"), std::string::npos) << st.str();
 }
 
@@ -210,7 +218,8 @@ TEST(TestLoaderErrors, InvalidRegex) {
 }
 
 TEST(TestLoaderErrors, UnknownPlaceholder) {
-  Status st = LoadError("name: a\nexecutable: x\nparameters: {threads: [1]}\nexecutable_opts: ['{thread}']\nsanity: [{exit_code: 0}]\n");
+  Status st = LoadError(
+      "name: a\nexecutable: x\nparameters: {threads: [1]}\nexecutable_opts: ['{thread}']\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.mark().line, 4);
   EXPECT_NE(st.message().find("unknown placeholder '{thread}', did you mean 'threads'?"), std::string::npos)
       << st.str();
@@ -225,7 +234,8 @@ TEST(TestLoaderErrors, NonPlaceholderBracesAreFine) {
 }
 
 TEST(TestLoaderErrors, DuplicateNames) {
-  Status st = LoadError("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\n---\nname: a\nexecutable: y\nsanity: [{exit_code: 0}]\n");
+  Status st = LoadError(
+      "name: a\nexecutable: x\nsanity: [{exit_code: 0}]\n---\nname: a\nexecutable: y\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.str(), "t.yaml:5:7: duplicate test name 'a' (first defined at t.yaml:1:7)");
 }
 
@@ -241,24 +251,29 @@ TEST(TestLoaderErrors, ExtendsCycle) {
 
 TEST(TestLoaderErrors, DependencyCycle) {
   Status st = LoadError(
-      "name: a\nexecutable: x\ndepends_on: [b]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\ndepends_on: [c]\nsanity: [{exit_code: 0}]\n---\n"
+      "name: a\nexecutable: x\ndepends_on: [b]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\ndepends_on: "
+      "[c]\nsanity: [{exit_code: 0}]\n---\n"
       "name: c\nexecutable: x\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n");
   EXPECT_NE(st.message().find("dependency cycle a -> b -> c -> a"), std::string::npos) << st.str();
   EXPECT_GT(st.mark().line, 0);
 }
 
 TEST(TestLoaderErrors, UnknownDependency) {
-  Status st = LoadError("name: a\nexecutable: x\ndepends_on: [bb]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\nsanity: [{exit_code: 0}]\n");
+  Status st = LoadError(
+      "name: a\nexecutable: x\ndepends_on: [bb]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\nsanity: "
+      "[{exit_code: 0}]\n");
   EXPECT_EQ(st.str(), "t.yaml:3:1: depends_on: there is no test named 'bb', did you mean 'b'?");
 }
 
 // issue 16, item 11: an abstract test does not run because another
 // depends on it; the dependency is an error at load.
 TEST(TestLoaderErrors, DependencyOnAnAbstractTest) {
-  Status st = LoadError("name: base\nabstract: true\nexecutable: x\nsanity: [{exit_code: 0}]\n---\n"
-                        "name: child\nexecutable: x\ndepends_on: [base]\nsanity: [{exit_code: 0}]\n");
-  EXPECT_EQ(st.str(), "t.yaml:8:1: depends_on: 'base' is abstract (abstract: true), so it never runs; depend on a "
-                      "test that extends it, or drop abstract: true from 'base'");
+  Status st = LoadError(
+      "name: base\nabstract: true\nexecutable: x\nsanity: [{exit_code: 0}]\n---\n"
+      "name: child\nexecutable: x\ndepends_on: [base]\nsanity: [{exit_code: 0}]\n");
+  EXPECT_EQ(st.str(),
+            "t.yaml:8:1: depends_on: 'base' is abstract (abstract: true), so it never runs; depend on a "
+            "test that extends it, or drop abstract: true from 'base'");
 }
 
 // Found by fuzz/fuzz_test_loader.cc: yaml-cpp's LoadAll loops for ever,
@@ -279,15 +294,17 @@ TEST(TestLoaderErrors, DeepNestingSaysSo) {
 }
 
 TEST(TestLoaderErrors, ReferenceThresholdOutOfRange) {
-  Status st = LoadError("name: a\nexecutable: x\nperformance: {v: {pattern: 'v=(\\d+)'}}\nsanity: [{exit_code: 0}]\n"
-                        "reference: {'*': {v: [10, 0.5, null]}}\n");
+  Status st = LoadError(
+      "name: a\nexecutable: x\nperformance: {v: {pattern: 'v=(\\d+)'}}\nsanity: [{exit_code: 0}]\n"
+      "reference: {'*': {v: [10, 0.5, null]}}\n");
   EXPECT_EQ(st.mark().line, 5);
   EXPECT_NE(st.message().find("lower"), std::string::npos) << st.str();
 }
 
 TEST(TestLoaderErrors, ReferenceToUnknownVariable) {
-  Status st = LoadError("name: a\nexecutable: x\nperformance: {triad: {pattern: 'v=(\\d+)'}}\nsanity: [{exit_code: 0}]\n"
-                        "reference: {'*': {traid: [10, -0.1, null]}}\n");
+  Status st = LoadError(
+      "name: a\nexecutable: x\nperformance: {triad: {pattern: 'v=(\\d+)'}}\nsanity: [{exit_code: 0}]\n"
+      "reference: {'*': {traid: [10, -0.1, null]}}\n");
   EXPECT_NE(st.message().find("'traid' is not a performance variable"), std::string::npos) << st.str();
   EXPECT_NE(st.message().find("did you mean 'triad'?"), std::string::npos) << st.str();
 }
@@ -295,8 +312,9 @@ TEST(TestLoaderErrors, ReferenceToUnknownVariable) {
 // issue 16, item 13: YAML requires unique keys; the second one is an error.
 TEST(TestLoaderErrors, ADuplicateKeyIsAnError) {
   Status st = LoadError("name: t\nexecutable: echo\nexecutable: ls\nsanity: [{exit_code: 0}]\n");
-  EXPECT_EQ(st.str(), "t.yaml:3:1: duplicate key 'executable' (first at line 2, column 1): keys of a mapping must be "
-                      "unique");
+  EXPECT_EQ(st.str(),
+            "t.yaml:3:1: duplicate key 'executable' (first at line 2, column 1): keys of a mapping must be "
+            "unique");
   st = LoadError("name: t\nexecutable: echo\nsanity: [{pattern: a, pattern: b}]\n");
   EXPECT_NE(st.str().find("t.yaml:3:23: duplicate key 'pattern'"), std::string::npos) << st.str();
 }
@@ -312,22 +330,27 @@ TEST(TestLoaderErrors, ARepeatedParameterValueIsRefused) {
 // issue 16, item 6: keep_files are below the stage folder.
 TEST(TestLoaderErrors, KeepFilesOutsideTheStageAreRefused) {
   for (const char* bad : {"/etc/passwd", "../x", "a/../../b", ".."}) {
-    Status st = LoadError(std::string("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nkeep_files: ['") + bad +
-                          "']\n");
+    Status st =
+        LoadError(std::string("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nkeep_files: ['") + bad + "']\n");
     EXPECT_EQ(st.str(), std::string("t.yaml:4:1: keep_files: '") + bad +
                             "' must be a path (or glob) relative to the stage folder, without '..'");
   }
   EXPECT_TRUE(LoadTestsFromString("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nkeep_files: ['out/*.txt', "
-                                  "'..hidden']\n", "t.yaml").ok());
+                                  "'..hidden']\n",
+                                  "t.yaml")
+                  .ok());
 }
 
 TEST(TestLoaderErrors, MissingExecutable) {
   Status st = LoadError("name: a\n");
-  EXPECT_EQ(st.str(), "t.yaml:1:7: test 'a' has no 'executable' (the program to run; a Kubernetes test whose "
-                      "k8s.manifest has containers with their own command needs none)");
+  EXPECT_EQ(st.str(),
+            "t.yaml:1:7: test 'a' has no 'executable' (the program to run; a Kubernetes test whose "
+            "k8s.manifest has containers with their own command needs none)");
   // A manifest of the test's own may run its own command.
-  auto r = LoadTestsFromString("name: ipu\nsanity: [{exit_code: 0}]\nk8s:\n  manifest: {apiVersion: v1, kind: Pod, "
-                               "spec: {containers: [{name: c, image: busybox, command: [echo, hi]}]}}\n", "t.yaml");
+  auto r = LoadTestsFromString(
+      "name: ipu\nsanity: [{exit_code: 0}]\nk8s:\n  manifest: {apiVersion: v1, kind: Pod, "
+      "spec: {containers: [{name: c, image: busybox, command: [echo, hi]}]}}\n",
+      "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(r->specs[0]->executable, "");
 }
@@ -342,7 +365,8 @@ valid_systems: ['sys:cpu', '+gpu']
 valid_prog_environs: ['gnu', '+cuda']
 parameters: {a: [1, 2], b: [x, y, z]}
 sanity: [{exit_code: 0}]
-)", "t.yaml");
+)",
+                               "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   std::vector<PartitionView> parts = {
       {"sys", "cpu", {}, {{"gnu", {}}, {"intel", {}}}},
@@ -374,7 +398,8 @@ executable: y
 depends_on: [build]
 parameters: {n: [1, 2]}
 sanity: [{exit_code: 0}]
-)", "t.yaml");
+)",
+                               "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   std::vector<PartitionView> parts = {{"s", "p", {}, {{"e", {}}}}};
   CaseFilter f;
@@ -388,8 +413,10 @@ sanity: [{exit_code: 0}]
 }
 
 TEST(Expand, TagsAndExcludes) {
-  auto r = LoadTestsFromString("name: a\nexecutable: x\ntags: [quick, mem]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\ntags: [slow]\nsanity: [{exit_code: 0}]\n",
-                               "t.yaml");
+  auto r = LoadTestsFromString(
+      "name: a\nexecutable: x\ntags: [quick, mem]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\ntags: "
+      "[slow]\nsanity: [{exit_code: 0}]\n",
+      "t.yaml");
   ASSERT_TRUE(r.ok());
   std::vector<PartitionView> parts = {{"s", "p", {}, {{"e", {}}}}};
   CaseFilter f;
@@ -412,18 +439,19 @@ namespace hb {
 namespace {
 
 TEST(TestLoader, ContainerPlatformMapping) {
-  auto r = LoadTestsFromString("name: c\n"
-                               "sanity: [{exit_code: 0}]\n"
-                               "image: ubuntu:22.04\n"
-                               "container_platform:\n"
-                               "  type: apptainer\n"
-                               "  command: bash -c 'cat /etc/os-release'\n"
-                               "  mount_points: [[/scratch, /data]]\n"
-                               "  options: [--cleanenv]\n"
-                               "  pull_image: false\n"
-                               "  workdir: /w\n"
-                               "  mount_stagedir: /s\n",
-                               "t.yaml");
+  auto r = LoadTestsFromString(
+      "name: c\n"
+      "sanity: [{exit_code: 0}]\n"
+      "image: ubuntu:22.04\n"
+      "container_platform:\n"
+      "  type: apptainer\n"
+      "  command: bash -c 'cat /etc/os-release'\n"
+      "  mount_points: [[/scratch, /data]]\n"
+      "  options: [--cleanenv]\n"
+      "  pull_image: false\n"
+      "  workdir: /w\n"
+      "  mount_stagedir: /s\n",
+      "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   const ContainerSpec& c = r->specs[0]->container;
   EXPECT_TRUE(c.enabled);
@@ -439,7 +467,8 @@ TEST(TestLoader, ContainerPlatformMapping) {
 }
 
 TEST(TestLoader, ContainerPlatformShorthandAndDefault) {
-  auto r = LoadTestsFromString("name: c\nexecutable: ./a\ncontainer_platform: default\nsanity: [{exit_code: 0}]\n", "t.yaml");
+  auto r = LoadTestsFromString("name: c\nexecutable: ./a\ncontainer_platform: default\nsanity: [{exit_code: 0}]\n",
+                               "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_TRUE(r->specs[0]->container.enabled);
   EXPECT_EQ(r->specs[0]->container.platform, "");
@@ -448,36 +477,40 @@ TEST(TestLoader, ContainerPlatformShorthandAndDefault) {
 
 TEST(TestLoaderErrors, UnknownContainerPlatform) {
   Status st = LoadError("name: a\nexecutable: x\ncontainer_platform: Dockr\nsanity: [{exit_code: 0}]\n");
-  EXPECT_EQ(st.str(), "t.yaml:3:21: container_platform: unknown container platform 'Dockr', did you mean "
-                      "'Docker'? (known: Apptainer, Docker, Podman, Sarus, Shifter, Singularity, or default for "
-                      "the partition's default)");
-  st = LoadError("name: a\nexecutable: x\ncontainer_platform: {type: Docker, mount_points: [/a]}\nsanity: [{exit_code: 0}]\n");
-  EXPECT_EQ(st.str(), "t.yaml:3:51: container_platform: mount_points: expected [host path, container path], "
-                      "got a scalar '/a'");
+  EXPECT_EQ(st.str(),
+            "t.yaml:3:21: container_platform: unknown container platform 'Dockr', did you mean "
+            "'Docker'? (known: Apptainer, Docker, Podman, Sarus, Shifter, Singularity, or default for "
+            "the partition's default)");
+  st = LoadError(
+      "name: a\nexecutable: x\ncontainer_platform: {type: Docker, mount_points: [/a]}\nsanity: [{exit_code: 0}]\n");
+  EXPECT_EQ(st.str(),
+            "t.yaml:3:51: container_platform: mount_points: expected [host path, container path], "
+            "got a scalar '/a'");
 }
 
 TEST(TestLoader, BuildSystemsAndBuildJob) {
-  auto r = LoadTestsFromString("name: s\n"
-                               "sanity: [{exit_code: 0}]\n"
-                               "executable: zlib-test\n"
-                               "build_locally: false\n"
-                               "build_time_limit: 30m\n"
-                               "build_system:\n"
-                               "  type: Spack\n"
-                               "  specs: [zlib@1.3.1]\n"
-                               "  install_opts: [--fresh]\n"
-                               "  emit_load_cmds: false\n"
-                               "---\n"
-                               "name: e\n"
-                               "sanity: [{exit_code: 0}]\n"
-                               "executable: x\n"
-                               "build_system: {type: EasyBuild, easyconfigs: [z.eb], package_opts: {type: rpm}}\n"
-                               "---\n"
-                               "name: a\n"
-                               "sanity: [{exit_code: 0}]\n"
-                               "executable: x\n"
-                               "build_system: {type: Autotools, config_opts: [--with-x], make_opts: [all]}\n",
-                               "t.yaml");
+  auto r = LoadTestsFromString(
+      "name: s\n"
+      "sanity: [{exit_code: 0}]\n"
+      "executable: zlib-test\n"
+      "build_locally: false\n"
+      "build_time_limit: 30m\n"
+      "build_system:\n"
+      "  type: Spack\n"
+      "  specs: [zlib@1.3.1]\n"
+      "  install_opts: [--fresh]\n"
+      "  emit_load_cmds: false\n"
+      "---\n"
+      "name: e\n"
+      "sanity: [{exit_code: 0}]\n"
+      "executable: x\n"
+      "build_system: {type: EasyBuild, easyconfigs: [z.eb], package_opts: {type: rpm}}\n"
+      "---\n"
+      "name: a\n"
+      "sanity: [{exit_code: 0}]\n"
+      "executable: x\n"
+      "build_system: {type: Autotools, config_opts: [--with-x], make_opts: [all]}\n",
+      "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_FALSE(r->specs[0]->build_locally);
   EXPECT_EQ(r->specs[0]->build_time_limit_s.value_or(0), 1800);
@@ -491,8 +524,9 @@ TEST(TestLoader, BuildSystemsAndBuildJob) {
 
 TEST(TestLoaderErrors, UnknownBuildSystem) {
   Status st = LoadError("name: a\nexecutable: x\nbuild_system:\n  type: autotool\nsanity: [{exit_code: 0}]\n");
-  EXPECT_EQ(st.str(), "t.yaml:4:9: build_system: type: 'autotool' is not one of none, SingleSource, Make, CMake, "
-                      "Autotools, Spack, EasyBuild, Custom, CustomBuild, did you mean 'Autotools'?");
+  EXPECT_EQ(st.str(),
+            "t.yaml:4:9: build_system: type: 'autotool' is not one of none, SingleSource, Make, CMake, "
+            "Autotools, Spack, EasyBuild, Custom, CustomBuild, did you mean 'Autotools'?");
   st = LoadError("name: a\nexecutable: x\nbuild_system: {type: EasyBuild}\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(st.str(), "t.yaml:3:15: build_system: EasyBuild needs 'easyconfigs', the easyconfig files to build");
 }
@@ -527,12 +561,14 @@ performance:
                       "  a: {pattern: x, figure_of_merit: true}\n  b: {pattern: y, figure_of_merit: true}\n")
                 .str(),
             "t.yaml:6:36: performance: b: figure_of_merit: the test's figure of merit is 'a' already; a test has one");
-  Status sideways = LoadError("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nperformance:\n"
-                              "  a: {pattern: x, better: up}\n");
+  Status sideways = LoadError(
+      "name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nperformance:\n"
+      "  a: {pattern: x, better: up}\n");
   EXPECT_EQ(sideways.mark().line, 5);
   EXPECT_NE(sideways.message().find("higher"), std::string::npos) << sideways.str();
-  Status typed = LoadError("name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nperformance:\n"
-                           "  a: {pattern: x, figure_of_merit: often}\n");
+  Status typed = LoadError(
+      "name: a\nexecutable: x\nsanity: [{exit_code: 0}]\nperformance:\n"
+      "  a: {pattern: x, figure_of_merit: often}\n");
   EXPECT_EQ(typed.mark().line, 5);
 }
 
@@ -543,9 +579,10 @@ namespace hb {
 namespace {
 
 TEST(TestLoader, ScalingAxesNameParameters) {
-  auto r = LoadTestsFromString("name: t\nexecutable: x\nsanity: [{exit_code: 0}]\nparameters: {ranks: [1, 2]}\n"
-                               "scaling_axes: [ranks, num_tasks]\n",
-                               "t.yaml");
+  auto r = LoadTestsFromString(
+      "name: t\nexecutable: x\nsanity: [{exit_code: 0}]\nparameters: {ranks: [1, 2]}\n"
+      "scaling_axes: [ranks, num_tasks]\n",
+      "t.yaml");
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(r->specs[0]->scaling_axes, (std::vector<std::string>{"ranks", "num_tasks"}));
   EXPECT_EQ(LoadError("name: t\nexecutable: x\nsanity: [{exit_code: 0}]\nparameters: {ranks: [1, 2]}\n"

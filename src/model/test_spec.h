@@ -24,31 +24,31 @@ using StringPairs = std::vector<std::pair<std::string, std::string>>;
 // build_system: {type: SingleSource|Make|CMake|Autotools|Spack|EasyBuild|
 // Custom|none, ...} (docs/build-systems.md)
 struct BuildSpec {
-  std::string type;  // "" = no build stage
-  std::string source;             // SingleSource
-  std::string executable;         // SingleSource output name (default: source stem)
-  std::string lang;               // c, c++, fortran, cuda (default: from the extension)
+  std::string type;        // "" = no build stage
+  std::string source;      // SingleSource
+  std::string executable;  // SingleSource output name (default: source stem)
+  std::string lang;        // c, c++, fortran, cuda (default: from the extension)
   std::vector<std::string> cppflags, cflags, cxxflags, fflags, ldflags;
-  std::string cc, cxx, ftn, nvcc;  // override the environment's compilers
-  std::string makefile;           // Make
-  std::vector<std::string> options;     // Make variables / CMake -D options / eb options
-  std::vector<std::string> targets;     // Make / CMake targets
-  std::string srcdir;             // sub-folder of the stage directory
-  std::string builddir;           // CMake build folder (default "build"); Autotools: out of source
-  int max_concurrency = 0;        // make -j N (0 = number of CPUs)
-  std::vector<std::string> commands;    // Custom: shell commands as written
+  std::string cc, cxx, ftn, nvcc;     // override the environment's compilers
+  std::string makefile;               // Make
+  std::vector<std::string> options;   // Make variables / CMake -D options / eb options
+  std::vector<std::string> targets;   // Make / CMake targets
+  std::string srcdir;                 // sub-folder of the stage directory
+  std::string builddir;               // CMake build folder (default "build"); Autotools: out of source
+  int max_concurrency = 0;            // make -j N (0 = number of CPUs)
+  std::vector<std::string> commands;  // Custom: shell commands as written
   // Autotools
   std::vector<std::string> config_opts, make_opts;
   std::string configuredir = ".";  // where `configure` is, relative to srcdir
   // Spack
-  std::string environment;         // "" = create rfm_spack_env in the stage directory
+  std::string environment;  // "" = create rfm_spack_env in the stage directory
   std::vector<std::string> specs, install_opts;
-  std::string install_tree;        // "" = opt/spack for a created environment
+  std::string install_tree;  // "" = opt/spack for a created environment
   bool emit_load_cmds = true;
   // EasyBuild
   std::vector<std::string> easyconfigs;
   bool emit_package = false;
-  StringPairs package_opts;        // --package-KEY=VALUE
+  StringPairs package_opts;          // --package-KEY=VALUE
   std::string prefix = "easybuild";  // relative to the stage directory
   SourceMark mark;
 };
@@ -64,9 +64,9 @@ struct ContainerSpec {
   // executable_opts, or, without an executable, the image's own command.
   std::optional<std::string> command;
   std::vector<std::pair<std::string, std::string>> mount_points;  // host path, container path
-  std::string mount_stagedir = "/rfm_workdir";  // "" = do not mount the stage directory
-  std::string workdir = "/rfm_workdir";         // "" = the image's
-  std::vector<std::string> options;             // runtime options as shell words
+  std::string mount_stagedir = "/rfm_workdir";                    // "" = do not mount the stage directory
+  std::string workdir = "/rfm_workdir";                           // "" = the image's
+  std::vector<std::string> options;                               // runtime options as shell words
   bool pull_image = true;
   bool with_mpi = false;   // Sarus, Shifter: --mpi
   bool with_cuda = false;  // Singularity, Apptainer: --nv even without GPUs asked for
@@ -78,7 +78,7 @@ struct ContainerSpec {
 // parameter it does not multiply cases or change display names.
 struct VariableSpec {
   std::string name;
-  std::string type = "str";  // int, float, bool, str
+  std::string type = "str";                 // int, float, bool, str
   std::optional<std::string> default_text;  // as written; converted by type
   bool required = false;
   bool loggable = true;  // a perflog record attribute check_NAME (ReFrame 4.5+: by default)
@@ -127,8 +127,8 @@ struct TestSpec {
   ContainerSpec container;
   int num_tasks = 1, num_tasks_per_node = 0, num_cpus_per_task = 0, num_gpus_per_node = 0;
   int num_tasks_per_core = 0, num_tasks_per_socket = 0;  // 0 = unset
-  std::optional<bool> use_multithreading;  // unset: the scheduler's default
-  std::map<std::string, int> num_devices_per_node;  // generic devices, e.g. {ipu: 4}
+  std::optional<bool> use_multithreading;                // unset: the scheduler's default
+  std::map<std::string, int> num_devices_per_node;       // generic devices, e.g. {ipu: 4}
   std::optional<double> time_limit_s;
   double max_pending_time_s = 0;  // batch schedulers cancel a job queued longer; 0 = none
   bool exclusive_access = false;
@@ -152,7 +152,7 @@ struct TestSpec {
     bool all = false;     // {test: gen, variants: all}
   };
   std::vector<Dependency> dependencies;
-  std::string image;     // container image (container_platform, and the k8s backend's pod)
+  std::string image;  // container image (container_platform, and the k8s backend's pod)
   // The `k8s` block as written: Kubernetes settings that override the
   // partition's sched_options (node_selector, tolerations, manifest...).
   nlohmann::json k8s = nlohmann::json::object();
@@ -170,7 +170,7 @@ struct TestSpec {
 // known only when the case runs, which the executor binds when it starts.
 struct TestCase {
   std::shared_ptr<const TestSpec> spec;
-  StringPairs params;  // bound parameter values, in file order
+  StringPairs params;               // bound parameter values, in file order
   std::vector<size_t> param_index;  // which value of each parameter
   std::vector<size_t> overrides;    // the `overrides` entries that apply, in order
   std::shared_ptr<const CaseNames> names;

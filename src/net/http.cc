@@ -26,20 +26,34 @@ bool IsRetryable(const HttpResponse& r) { return IsRetryableStatus(r.status); }
 
 const char* HttpReasonPhrase(int code) {
   switch (code) {
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    default: return "";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Gone";
+    case 422:
+      return "Unprocessable Entity";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 502:
+      return "Bad Gateway";
+    case 503:
+      return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
+    default:
+      return "";
   }
 }
 
@@ -113,7 +127,7 @@ class CurlTransport : public HttpTransport {
         r.error = "refused: a request header contains a line break (CR or LF)";
         return r;
       }
-    curl_easy_reset(curl_);  // keeps the open connections
+    curl_easy_reset(curl_);                                       // keeps the open connections
     curl_slist* headers = curl_slist_append(nullptr, "Expect:");  // no 100-continue round trip
     for (const auto& h : req.headers) headers = curl_slist_append(headers, h.c_str());
     connect_to_ = o_.connect_to.empty() ? nullptr : curl_slist_append(nullptr, o_.connect_to.c_str());

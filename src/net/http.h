@@ -36,17 +36,17 @@ struct HttpRequest {
 
 // Settings of a transport that hold for all its requests.
 struct HttpClientOptions {
-  std::string ca_pem;                    // trust only this CA (PEM); empty: the system's CAs
+  std::string ca_pem;                     // trust only this CA (PEM); empty: the system's CAs
   bool insecure_skip_tls_verify = false;  // no certificate or host name check at all
-  std::string proxy_url;                 // empty: libcurl's default (the *_proxy variables)
+  std::string proxy_url;                  // empty: libcurl's default (the *_proxy variables)
   // "HOST:PORT:CONNECT-HOST:CONNECT-PORT" (CURLOPT_CONNECT_TO): requests to
   // HOST:PORT go to the other address, while TLS still names HOST.
   std::string connect_to;
-  bool accept_compressed = false;        // ask for gzip/deflate and decode it
+  bool accept_compressed = false;  // ask for gzip/deflate and decode it
 };
 
 struct HttpResponse {
-  int status = 0;             // HTTP status; 0 when no response came
+  int status = 0;  // HTTP status; 0 when no response came
   std::string body;
   double retry_after_s = -1;  // the Retry-After header in seconds; -1 = absent
   std::string error;          // when status == 0: what failed (curl's words)
@@ -78,7 +78,7 @@ struct ServerNameOverride {
 Result<ServerNameOverride> OverrideServerName(const std::string& url, const std::string& server_name);
 
 struct RetryPolicy {
-  int max_attempts = 4;         // the first try and up to 3 retries
+  int max_attempts = 4;          // the first try and up to 3 retries
   double first_backoff_s = 0.5;  // then doubled: 0.5, 1, 2 s
   double max_backoff_s = 8;      // also caps a Retry-After
   double max_total_s = 30;       // no retry starts once this much time has passed
@@ -103,7 +103,6 @@ struct Delivery {
 // attempts and returns false to give up early (a shutdown); `now()` gives
 // seconds on a monotonic clock. Both default to the real ones when empty.
 Delivery SendWithRetries(HttpTransport* transport, const HttpRequest& req, const RetryPolicy& policy,
-                         const std::function<bool(double)>& sleep = {},
-                         const std::function<double()>& now = {});
+                         const std::function<bool(double)>& sleep = {}, const std::function<double()>& now = {});
 
 }  // namespace hb

@@ -48,9 +48,7 @@ class TestHttpServer {
   }
 
   int port() const { return port_; }
-  std::string url(const std::string& path = "/") const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
+  std::string url(const std::string& path = "/") const { return "http://127.0.0.1:" + std::to_string(port_) + path; }
   std::vector<Request> requests() {
     std::lock_guard<std::mutex> l(mu_);
     return requests_;

@@ -24,7 +24,10 @@ bool LowerBetter(const std::string& var, const std::string& unit) { return Lower
 std::string Label(const PerfSeriesKey& k) { return k.display_name.empty() ? k.name : k.display_name; }
 
 Json Counts(const StoredSession& s) {
-  return {{"total", s.total}, {"passed", s.passed}, {"failed", s.failed}, {"skipped", s.skipped},
+  return {{"total", s.total},
+          {"passed", s.passed},
+          {"failed", s.failed},
+          {"skipped", s.skipped},
           {"cancelled", s.cancelled}};
 }
 
@@ -38,19 +41,28 @@ Json Latest(const ReportInput& in) {
   for (const auto& sc : in.latest_cases) {
     const CaseResult& c = sc.c;
     ++n["total"];
-    if (c.result == "pass") ++n["passed"];
-    else if (c.result == "fail") ++n["failed"];
-    else if (c.result == "skip") ++n["skipped"];
-    else if (c.result == "cancelled") ++n["cancelled"];
+    if (c.result == "pass")
+      ++n["passed"];
+    else if (c.result == "fail")
+      ++n["failed"];
+    else if (c.result == "skip")
+      ++n["skipped"];
+    else if (c.result == "cancelled")
+      ++n["cancelled"];
     std::string label = c.display_name.empty() ? c.name : c.display_name;
     if (c.repetition) label += " [rep " + std::to_string(c.repetition) + "]";
     if (c.result != "pass")
-      failures.push_back({{"case", label}, {"system", c.system}, {"partition", c.partition}, {"environ", c.environ},
-                          {"result", c.result}, {"stage", c.fail_stage}, {"reason", c.fail_reason}});
+      failures.push_back({{"case", label},
+                          {"system", c.system},
+                          {"partition", c.partition},
+                          {"environ", c.environ},
+                          {"result", c.result},
+                          {"stage", c.fail_stage},
+                          {"reason", c.fail_reason}});
     for (const auto& p : c.perf) {
-      Json j = {{"case", label}, {"system", c.system}, {"partition", c.partition}, {"var", p.name},
-                {"value", Num(p.value)}, {"unit", p.unit}, {"ref", nullptr}, {"lower", nullptr}, {"upper", nullptr},
-                {"verdict", p.verdict}};
+      Json j = {{"case", label},         {"system", c.system},  {"partition", c.partition}, {"var", p.name},
+                {"value", Num(p.value)}, {"unit", p.unit},      {"ref", nullptr},           {"lower", nullptr},
+                {"upper", nullptr},      {"verdict", p.verdict}};
       if (p.reference) {
         j["ref"] = Num(p.reference->value);
         if (p.reference->lower) j["lower"] = Num(*p.reference->lower);
@@ -59,9 +71,14 @@ Json Latest(const ReportInput& in) {
       perf.push_back(j);
     }
   }
-  return {{"session_id", s.info.session_id}, {"system", s.info.system}, {"hostname", s.info.hostname},
-          {"start_time", s.info.start_time}, {"counts", Json(n)}, {"session_counts", Counts(s)},
-          {"failures", failures}, {"perf", perf}};
+  return {{"session_id", s.info.session_id},
+          {"system", s.info.system},
+          {"hostname", s.info.hostname},
+          {"start_time", s.info.start_time},
+          {"counts", Json(n)},
+          {"session_counts", Counts(s)},
+          {"failures", failures},
+          {"perf", perf}};
 }
 
 // A number as JSON: the shortest text that reads back the same; null for
@@ -211,10 +228,10 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
     band += "]";
     test_changes[k.name] += static_cast<int>(changes.size());
     tests[k.name].push_back(json_index[s]);
-    Json meta = {{"test", k.name}, {"case", Label(k)}, {"system", k.system}, {"partition", k.partition},
-                 {"environ", k.environ}, {"var", k.var}, {"unit", k.unit}, {"lower_is_better", lower},
-                 {"figure_of_merit", k.figure_of_merit},
-                 {"total", pts.size()}, {"changes", changes}};
+    Json meta = {{"test", k.name},           {"case", Label(k)},         {"system", k.system},
+                 {"partition", k.partition}, {"environ", k.environ},     {"var", k.var},
+                 {"unit", k.unit},           {"lower_is_better", lower}, {"figure_of_merit", k.figure_of_merit},
+                 {"total", pts.size()},      {"changes", changes}};
     std::string text = JsonText(meta);
     text.pop_back();  // the closing brace
     if (series.size() > 1) series += ',';
@@ -227,7 +244,8 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
   }
   series += "]";
   Json tj = Json::array();
-  for (const auto& [name, ids] : tests) tj.push_back({{"name", name}, {"series", ids}, {"changes", test_changes[name]}});
+  for (const auto& [name, ids] : tests)
+    tj.push_back({{"name", name}, {"series", ids}, {"changes", test_changes[name]}});
   j["tests"] = tj;
   j["changepoint_method"] =
       "Change points: split/merge of the per-session medians (E-divisive candidates; Welch's t-test, "
@@ -248,9 +266,15 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
       groups[g.group] = g.seconds;
       percent[g.group] = g.percent;
     }
-    bd.push_back({{"case", b.label}, {"system", b.system}, {"partition", b.partition}, {"environ", b.environ},
-                  {"session", t.sessions[b.session].session_id}, {"parts", p}, {"groups", groups},
-                  {"percent", percent}, {"total", b.total}});
+    bd.push_back({{"case", b.label},
+                  {"system", b.system},
+                  {"partition", b.partition},
+                  {"environ", b.environ},
+                  {"session", t.sessions[b.session].session_id},
+                  {"parts", p},
+                  {"groups", groups},
+                  {"percent", percent},
+                  {"total", b.total}});
   }
   j["breakdown"] = bd;
   j["breakdown_groups"] = StepGroups();
@@ -259,11 +283,22 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
   for (const auto& c : ScalingCurves(t, LowerBetter)) {
     Json pts = Json::array();
     for (const auto& p : c.points)
-      pts.push_back({{"scale", p.scale}, {"value", Num(p.value)}, {"speedup", Num(p.speedup)},
-                     {"efficiency", Num(p.efficiency)}, {"ideal", p.ideal}, {"count", p.count}});
-    sc.push_back({{"test", c.test}, {"label", c.label}, {"system", c.system}, {"partition", c.partition},
-                  {"environ", c.environ}, {"var", c.var}, {"unit", c.unit}, {"parameter", c.parameter},
-                  {"lower_is_better", c.lower_is_better}, {"points", pts}});
+      pts.push_back({{"scale", p.scale},
+                     {"value", Num(p.value)},
+                     {"speedup", Num(p.speedup)},
+                     {"efficiency", Num(p.efficiency)},
+                     {"ideal", p.ideal},
+                     {"count", p.count}});
+    sc.push_back({{"test", c.test},
+                  {"label", c.label},
+                  {"system", c.system},
+                  {"partition", c.partition},
+                  {"environ", c.environ},
+                  {"var", c.var},
+                  {"unit", c.unit},
+                  {"parameter", c.parameter},
+                  {"lower_is_better", c.lower_is_better},
+                  {"points", pts}});
   }
   j["scaling"] = sc;
   // The variability of the latest session of each series that repeated.
@@ -271,8 +306,11 @@ void AppendReportJson(const ReportInput& in, std::string* out) {
   for (const auto& v : RepetitionVariability(t)) latest_var[v.series] = v;  // sessions ascend
   Json va = Json::array();
   for (const auto& [s, v] : latest_var)
-    va.push_back({{"series", json_index[s]}, {"session", t.sessions[v.session].session_id}, {"count", v.count},
-                  {"mean", Num(v.mean)}, {"cv", Num(v.cv)}});
+    va.push_back({{"series", json_index[s]},
+                  {"session", t.sessions[v.session].session_id},
+                  {"count", v.count},
+                  {"mean", Num(v.mean)},
+                  {"cv", Num(v.cv)}});
   j["variability"] = va;
   std::string head = JsonText(j);
   head.pop_back();

@@ -30,9 +30,9 @@ struct ReportInput {
   std::vector<StoredSession> sessions;   // in scope, oldest first
   std::vector<StoredCase> latest_cases;  // the cases of the latest session
   std::string title = "hetbench report";
-  std::string scope;                     // "the whole store", "session X", ...
+  std::string scope;  // "the whole store", "session X", ...
   std::string store_path, version;
-  double generated = 0;                  // seconds since the epoch
+  double generated = 0;  // seconds since the epoch
   int max_points = 500;
   double cv_limit_pct = 5;  // run-to-run CV above it is highlighted
 };

@@ -25,7 +25,7 @@ struct CaseResult {
   std::string name;          // test name as written in the file
   std::string display_name;  // "stream %threads=2"
   std::string descr;
-  std::string file;          // the test file
+  std::string file;  // the test file
   std::vector<std::pair<std::string, std::string>> parameters;
   // Variables the test marks loggable (perflog attributes check_NAME).
   std::vector<std::pair<std::string, std::string>> variables;

@@ -144,8 +144,8 @@ void HttpJsonHandler::Deliver(const std::string& body, const std::string& what) 
   }
   if (std::find(seen_.begin(), seen_.end(), d.last.Describe()) != seen_.end()) return;
   seen_.push_back(d.last.Describe());
-  warnings_.push_back("httpjson: cannot deliver the performance record of '" + what + "' to " + cfg_.url + ": " +
-                      why + " (" + std::to_string(d.attempts) + (d.attempts == 1 ? " attempt)" : " attempts)"));
+  warnings_.push_back("httpjson: cannot deliver the performance record of '" + what + "' to " + cfg_.url + ": " + why +
+                      " (" + std::to_string(d.attempts) + (d.attempts == 1 ? " attempt)" : " attempts)"));
 }
 
 void HttpJsonHandler::Warn(const std::string& msg) {

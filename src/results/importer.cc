@@ -16,11 +16,11 @@
 
 #include "check/reference.h"
 #include "results/run_report.h"
-#include "util/json_field.h"
-#include "util/sha256.h"
 #include "results/sqlite_stmt.h"
 #include "results/store.h"
 #include "util/fs.h"
+#include "util/json_field.h"
+#include "util/sha256.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -121,8 +121,11 @@ std::vector<PerfColumns> FindPerfColumns(const std::vector<std::string>& fields)
     p.unit = static_cast<int>(i + 1);
     for (size_t j = i + 2; j < fields.size() && StartsWith(fields[j], var + "_"); ++j) {
       std::string rest = fields[j].substr(var.size() + 1);
-      int* slot = rest == "ref" ? &p.ref : rest == "lower_thres" ? &p.lower : rest == "upper_thres" ? &p.upper
-                : rest == "result" ? &p.result : nullptr;
+      int* slot = rest == "ref"           ? &p.ref
+                  : rest == "lower_thres" ? &p.lower
+                  : rest == "upper_thres" ? &p.upper
+                  : rest == "result"      ? &p.result
+                                          : nullptr;
       if (slot) *slot = static_cast<int>(j);
     }
     out.push_back(p);
@@ -161,7 +164,8 @@ class PerflogLine {
 int IntOr(std::optional<double> v, int dflt) {
   if (!v) return dflt;
   double x = *v;
-  if (!(x >= std::numeric_limits<int>::min() && x <= std::numeric_limits<int>::max()) || x != std::floor(x)) return dflt;
+  if (!(x >= std::numeric_limits<int>::min() && x <= std::numeric_limits<int>::max()) || x != std::floor(x))
+    return dflt;
   return static_cast<int>(x);
 }
 int IntOr(const Result<std::optional<double>>& v, int dflt) { return v.ok() ? IntOr(*v, dflt) : dflt; }
@@ -307,9 +311,11 @@ void FillReportJob(const Json& tc, CaseResult* c) {
 }
 
 void FillReportTimes(const Json& tc, const SessionInfo& s, CaseResult* c) {
-  static const std::pair<const char*, const char*> kStages[] = {
-      {"time_setup", "setup"}, {"time_compile", "build"}, {"time_run", "run"},
-      {"time_sanity", "sanity"}, {"time_performance", "performance"}};
+  static const std::pair<const char*, const char*> kStages[] = {{"time_setup", "setup"},
+                                                                {"time_compile", "build"},
+                                                                {"time_run", "run"},
+                                                                {"time_sanity", "sanity"},
+                                                                {"time_performance", "performance"}};
   for (const auto& [key, stage] : kStages)
     if (auto t = Num(tc, key)) c->timings.push_back({stage, *t});
   c->end_time = c->job_completion_time > 0 ? c->job_completion_time : s.end_time;
@@ -396,16 +402,19 @@ Result<std::vector<CaseResult>> ParseReframePerflog(const std::string& text, con
   for (size_t i = 0; i < fields.size(); ++i) index.emplace(fields[i], static_cast<int>(i));
   std::vector<PerfColumns> perf = FindPerfColumns(fields);
   if (!index.count("result") && perf.empty())
-    return Status::Error(SourceMark{path, 1, 0}, "not a ReFrame perflog header (no 'result' field and no "
-                                                 "performance variables VAR_value|VAR_unit)");
+    return Status::Error(SourceMark{path, 1, 0},
+                         "not a ReFrame perflog header (no 'result' field and no "
+                         "performance variables VAR_value|VAR_unit)");
   std::vector<CaseResult> out;
   for (size_t i = 1; i < lines.size(); ++i) {
     if (Trim(lines[i]).empty()) continue;
     SourceMark mark{path, static_cast<int>(i + 1), 0};
     std::vector<std::string> values = Split(lines[i], '|');
     if (values.size() != fields.size())
-      return Status::Error(mark, "expected " + std::to_string(fields.size()) + " '|'-separated fields as the header "
-                                 "names, found " + std::to_string(values.size()));
+      return Status::Error(mark, "expected " + std::to_string(fields.size()) +
+                                     " '|'-separated fields as the header "
+                                     "names, found " +
+                                     std::to_string(values.size()));
     Result<CaseResult> c = CaseFromLine(PerflogLine(index, std::move(values), mark), perf, path);
     if (!c.ok()) return c.status();
     out.push_back(std::move(c).value());
@@ -438,8 +447,8 @@ Result<ImportedSession> ReadReframePerflogs(const std::vector<std::string>& path
 Result<ImportedSession> ParseReframeReport(const std::string& text, const std::string& name) {
   Json doc = Json::parse(text, nullptr, false);
   if (doc.is_discarded()) return Status::Error(name + ": not valid JSON");
-  if (!doc.is_object() || !doc.contains("session_info") || !doc["session_info"].is_object() ||
-      !doc.contains("runs") || !doc["runs"].is_array())
+  if (!doc.is_object() || !doc.contains("session_info") || !doc["session_info"].is_object() || !doc.contains("runs") ||
+      !doc["runs"].is_array())
     return Status::Error(name + ": not a ReFrame run report (no session_info and runs)");
   ImportedSession out;
   out.source = "reframe-report";

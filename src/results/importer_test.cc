@@ -167,8 +167,9 @@ TEST(StoreImport, MalformedPerflogLinesNameFileAndLine) {
   std::string not_perflog = dir.Write("a/b/notes.log", "hello world\nsecond line\n");
   r = ReadReframePerflogs({not_perflog});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().str(), not_perflog + ":1: not a ReFrame perflog header (no 'result' field and no "
-                                            "performance variables VAR_value|VAR_unit)");
+  EXPECT_EQ(r.status().str(), not_perflog +
+                                  ":1: not a ReFrame perflog header (no 'result' field and no "
+                                  "performance variables VAR_value|VAR_unit)");
   auto empty = ReadImports({dir.path() + "/nothing-here"});
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.status().str(), "cannot read '" + dir.path() + "/nothing-here': no such file or folder");
@@ -217,8 +218,10 @@ void StoreReframeReport(const std::string& path, const nlohmann::json& report) {
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   sqlite3_stmt* st = nullptr;
   const auto& si = report["session_info"];
-  sqlite3_prepare_v2(db, "INSERT INTO sessions VALUES(:uuid, :session_start_unix, :session_end_unix, "
-                         ":json_blob, :report_file)", -1, &st, nullptr);
+  sqlite3_prepare_v2(db,
+                     "INSERT INTO sessions VALUES(:uuid, :session_start_unix, :session_end_unix, "
+                     ":json_blob, :report_file)",
+                     -1, &st, nullptr);
   std::string uuid = si["uuid"], blob = report.dump();
   sqlite3_bind_text(st, 1, uuid.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_double(st, 2, si["time_start_unix"]);
@@ -229,17 +232,21 @@ void StoreReframeReport(const std::string& path, const nlohmann::json& report) {
   sqlite3_finalize(st);
   for (const auto& run : report["runs"]) {
     for (const auto& tc : run["testcases"]) {
-      sqlite3_prepare_v2(db, "INSERT INTO testcases VALUES(:name, :system, :partition, :environ, "
-                             ":job_completion_time_unix, :session_uuid, :uuid)", -1, &st, nullptr);
+      sqlite3_prepare_v2(db,
+                         "INSERT INTO testcases VALUES(:name, :system, :partition, :environ, "
+                         ":job_completion_time_unix, :session_uuid, :uuid)",
+                         -1, &st, nullptr);
       std::string name = tc["name"], sys = tc["system"], part = tc["partition"], env = tc["environ"];
-      std::string tc_uuid = uuid + ":" + std::to_string(int(tc["run_index"])) + ":" +
-                            std::to_string(int(tc["testcase_index"]));
+      std::string tc_uuid =
+          uuid + ":" + std::to_string(int(tc["run_index"])) + ":" + std::to_string(int(tc["testcase_index"]));
       sqlite3_bind_text(st, 1, name.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_text(st, 2, sys.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_text(st, 3, part.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_text(st, 4, env.c_str(), -1, SQLITE_TRANSIENT);
-      if (tc["job_completion_time_unix"].is_null()) sqlite3_bind_null(st, 5);
-      else sqlite3_bind_double(st, 5, tc["job_completion_time_unix"]);
+      if (tc["job_completion_time_unix"].is_null())
+        sqlite3_bind_null(st, 5);
+      else
+        sqlite3_bind_double(st, 5, tc["job_completion_time_unix"]);
       sqlite3_bind_text(st, 6, uuid.c_str(), -1, SQLITE_TRANSIENT);
       sqlite3_bind_text(st, 7, tc_uuid.c_str(), -1, SQLITE_TRANSIENT);
       ASSERT_EQ(sqlite3_step(st), SQLITE_DONE);

@@ -13,8 +13,8 @@ namespace hb {
 namespace {
 
 bool IsXmlChar(uint32_t cp) {
-  return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) ||
-         (cp >= 0xE000 && cp <= 0xFFFD) || (cp >= 0x10000 && cp <= 0x10FFFF);
+  return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0xD7FF) || (cp >= 0xE000 && cp <= 0xFFFD) ||
+         (cp >= 0x10000 && cp <= 0x10FFFF);
 }
 
 // Attribute values also escape \t, \n and \r, which attribute-value
@@ -24,15 +24,32 @@ std::string Escape(const std::string& s, bool attribute) {
   for (size_t i = 0; i < s.size();) {
     uint32_t cp = DecodeUtf8(s, i);
     switch (cp) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += attribute ? "&quot;" : "\""; break;
-      case '\'': out += attribute ? "&apos;" : "'"; break;
-      case '\r': out += "&#13;"; break;
-      case '\n': out += attribute ? "&#10;" : "\n"; break;
-      case '\t': out += attribute ? "&#9;" : "\t"; break;
-      default: AppendUtf8(out, IsXmlChar(cp) ? cp : 0xFFFD);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += attribute ? "&quot;" : "\"";
+        break;
+      case '\'':
+        out += attribute ? "&apos;" : "'";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      case '\n':
+        out += attribute ? "&#10;" : "\n";
+        break;
+      case '\t':
+        out += attribute ? "&#9;" : "\t";
+        break;
+      default:
+        AppendUtf8(out, IsXmlChar(cp) ? cp : 0xFFFD);
     }
   }
   return out;
@@ -58,8 +75,8 @@ std::string Timestamp(double t) {
 }
 
 std::string CaseName(const CaseResult& c) {
-  std::string name = (c.display_name.empty() ? c.name : c.display_name) + " @" + c.system + ":" +
-                     c.partition + "+" + c.environ;
+  std::string name =
+      (c.display_name.empty() ? c.name : c.display_name) + " @" + c.system + ":" + c.partition + "+" + c.environ;
   if (c.repetition > 0) name += " [rep " + std::to_string(c.repetition) + "]";
   if (c.attempt > 0) name += " [retry " + std::to_string(c.attempt) + "]";
   return name;
@@ -82,12 +99,12 @@ std::string Details(const CaseResult& c) {
 std::string Outcome(const CaseResult& c) {
   std::string message = c.fail_stage.empty() ? c.fail_reason : c.fail_stage + ": " + c.fail_reason;
   if (c.result == "fail") {
-    return "      <failure" + Attr("type", c.fail_stage) + Attr("message", message) + ">" +
-           Escape(Details(c), false) + "</failure>\n";
+    return "      <failure" + Attr("type", c.fail_stage) + Attr("message", message) + ">" + Escape(Details(c), false) +
+           "</failure>\n";
   }
   if (c.result == "cancelled") {
-    return "      <error" + Attr("type", "cancelled") + Attr("message", message) + ">" +
-           Escape(Details(c), false) + "</error>\n";
+    return "      <error" + Attr("type", "cancelled") + Attr("message", message) + ">" + Escape(Details(c), false) +
+           "</error>\n";
   }
   if (c.result == "dry-run") return "      <skipped" + Attr("message", "dry run: " + message) + "/>\n";
   if (c.result == "skip") return "      <skipped" + Attr("message", message) + "/>\n";

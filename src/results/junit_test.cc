@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "util/test_temp_dir.h"
 #include "util/fs.h"
+#include "util/test_temp_dir.h"
 
 namespace hb {
 namespace {

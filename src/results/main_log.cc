@@ -19,8 +19,8 @@ using Json = nlohmann::json;
 
 // ReFrame's level names (reframe/core/logging.py _log_level_values).
 bool ParseLevel(const Json& v, int* out) {
-  static const std::map<std::string, int> kLevels = {{"critical", 50}, {"error", 40}, {"warning", 30},
-                                                     {"info", 20},     {"verbose", 19}, {"debug", 10},
+  static const std::map<std::string, int> kLevels = {{"critical", 50}, {"error", 40},    {"warning", 30},
+                                                     {"info", 20},     {"verbose", 19},  {"debug", 10},
                                                      {"debug2", 9},    {"undefined", 0}, {"notset", 0}};
   const std::string* name = JsonStringPtr(v);
   if (!name) return false;
@@ -39,8 +39,11 @@ struct Handler {
 class Formatter {
  public:
   Formatter(Handler h, const MainLogOptions& o) : h_(std::move(h)) {
-    fixed_ = {{"name", "hetbench"},       {"check_info", "hetbench"}, {"hostname", o.hostname},
-              {"osuser", o.user},         {"version", o.version}};
+    fixed_ = {{"name", "hetbench"},
+              {"check_info", "hetbench"},
+              {"hostname", o.hostname},
+              {"osuser", o.user},
+              {"version", o.version}};
   }
   std::string Line(int level, double time, const std::string& text) const {
     std::map<std::string, std::string> v = fixed_;
@@ -77,12 +80,14 @@ Result<Handler> ReadCommon(const Json& h, const std::string& where, int logger_l
   }
   auto names = PyScanFormat(out.format, where + ": format");
   if (!names.ok()) return names.status();
-  static const std::vector<std::string> kKnown = {"asctime", "levelname", "message", "name",
-                                                  "check_info", "hostname", "osuser", "version"};
+  static const std::vector<std::string> kKnown = {"asctime",    "levelname", "message", "name",
+                                                  "check_info", "hostname",  "osuser",  "version"};
   for (const auto& n : *names)
     if (std::find(kKnown.begin(), kKnown.end(), n) == kKnown.end())
-      return Status::Error(where + ": format: %(" + n + ")s: the main log's records are not about one test case, so "
-                           "hetbench knows only " + Join(kKnown, ", ") + DidYouMean(n, kKnown));
+      return Status::Error(where + ": format: %(" + n +
+                           ")s: the main log's records are not about one test case, so "
+                           "hetbench knows only " +
+                           Join(kKnown, ", ") + DidYouMean(n, kKnown));
   return out;
 }
 
@@ -98,7 +103,8 @@ void AddFileSink(const Handler& h, const MainLogOptions& o, std::shared_ptr<FILE
 Result<std::shared_ptr<FILE>> Open(const std::string& path, bool append, const std::string& where) {
   Status st = MakeDirs(DirName(AbsPath(path)));
   FILE* f = st.ok() ? std::fopen(path.c_str(), append ? "a" : "w") : nullptr;
-  if (!f) return Status::Error(where + ": cannot open the log file '" + path + "'" + (st.ok() ? "" : ": " + st.message()));
+  if (!f)
+    return Status::Error(where + ": cannot open the log file '" + path + "'" + (st.ok() ? "" : ": " + st.message()));
   return std::shared_ptr<FILE>(f, [](FILE* p) { std::fclose(p); });
 }
 
@@ -111,7 +117,8 @@ Status AddHandler(const Json& h, size_t i, int logger_level, const MainLogOption
   if (type == "file") {
     Status st = CheckKeys(h, where, {"type", "name", "level", "format", "datefmt", "append", "timestamp"});
     if (!st.ok()) return st;
-    if (!h.contains("name") || !JsonStringPtr(h["name"])) return Status::Error(where + ": name: the log file is required");
+    if (!h.contains("name") || !JsonStringPtr(h["name"]))
+      return Status::Error(where + ": name: the log file is required");
     auto common = ReadCommon(h, where, logger_level);
     if (!common.ok()) return common.status();
     std::string name = *JsonStringPtr(h["name"]);
@@ -123,10 +130,13 @@ Status AddHandler(const Json& h, size_t i, int logger_level, const MainLogOption
       std::string stamp = PyStrftime(static_cast<double>(now), tfmt);
       size_t dot = name.rfind('.');
       size_t slash = name.rfind('/');
-      if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) name += "_" + stamp;
-      else name = name.substr(0, dot) + "_" + stamp + name.substr(dot);
+      if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
+        name += "_" + stamp;
+      else
+        name = name.substr(0, dot) + "_" + stamp + name.substr(dot);
     }
-    if (h.contains("append") && !h["append"].is_boolean()) return Status::Error(where + ": append: expected true or false");
+    if (h.contains("append") && !h["append"].is_boolean())
+      return Status::Error(where + ": append: expected true or false");
     auto f = Open(name, h.contains("append") && JsonBool(h["append"]).value_or(false), where);  // checked above
     if (!f.ok()) return f.status();
     AddFileSink(*common, o, *f);
@@ -145,8 +155,9 @@ Status AddHandler(const Json& h, size_t i, int logger_level, const MainLogOption
     return Status::OK();
   }
   if (type == "graylog")
-    return Status::Error(where + ": hetbench cannot send to Graylog; remove this handler, or send performance "
-                                 "records to an HTTP endpoint with an httpjson perflog handler");
+    return Status::Error(where +
+                         ": hetbench cannot send to Graylog; remove this handler, or send performance "
+                         "records to an HTTP endpoint with an httpjson perflog handler");
   return Status::Error(where + ": unknown handler type '" + type + "'" + DidYouMean(type, {"file", "stream"}) +
                        " (the main log's handlers are file and stream; perflogs go under handlers_perflog)");
 }
@@ -161,7 +172,8 @@ Status SetUpMainLog(const Json& logging, const MainLogOptions& o) {
   };
   if (o.verbosity > 0) {
     int level = o.verbosity == 1 ? kLogVerbose : o.verbosity == 2 ? kLogDebug : kLogDebug2;
-    AddLogSink(level, [](int, double, const std::string& text) { std::fprintf(stderr, "hetbench: %s\n", text.c_str()); });
+    AddLogSink(level,
+               [](int, double, const std::string& text) { std::fprintf(stderr, "hetbench: %s\n", text.c_str()); });
   }
   const Json entry = logging.is_object() ? logging : Json::object();
   int logger_level = 0;

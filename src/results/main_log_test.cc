@@ -31,9 +31,11 @@ TEST(MainLog, FileHandlersTakeTheirLevelAndFormat) {
   TempDir dir;
   std::string debug = dir.path() + "/debug.log", info = dir.path() + "/sub/info.log";
   auto logging = nlohmann::json::parse(R"({"handlers": [
-      {"type": "file", "name": ")" + debug + R"(", "level": "debug",
+      {"type": "file", "name": ")" + debug +
+                                       R"(", "level": "debug",
        "format": "%(levelname)s|%(hostname)s|%(osuser)s|%(version)s|%(check_info)s|%(message)s %%"},
-      {"type": "file", "name": ")" + info + R"(", "level": "info", "format": "[%(asctime)s] %(message)s",
+      {"type": "file", "name": ")" + info +
+                                       R"(", "level": "info", "format": "[%(asctime)s] %(message)s",
        "datefmt": "%Y"}]})");
   ASSERT_TRUE(SetUpMainLog(logging, Opts()).ok());
   LogRecord(kLogDebug, "a command");
@@ -53,11 +55,10 @@ TEST(MainLog, FileHandlersTakeTheirLevelAndFormat) {
 TEST(MainLog, AppendTimestampAndTheLoggersLevel) {
   TempDir dir;
   std::string path = dir.path() + "/a.log";
-  {
-    std::ofstream(path) << "old\n";
-  }
+  { std::ofstream(path) << "old\n"; }
   auto logging = nlohmann::json::parse(R"({"level": "info", "handlers": [
-      {"type": "file", "name": ")" + path + R"(", "level": "debug", "append": true}]})");
+      {"type": "file", "name": ")" + path +
+                                       R"(", "level": "debug", "append": true}]})");
   ASSERT_TRUE(SetUpMainLog(logging, Opts()).ok());
   LogRecord(kLogDebug, "below the logger's level");
   LogRecord(kLogInfo, "kept");

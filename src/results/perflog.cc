@@ -18,9 +18,9 @@
 #include <set>
 
 #include "results/pyformat.h"
+#include "util/fs.h"
 #include "util/json_field.h"
 #include "util/sha256.h"
-#include "util/fs.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -35,39 +35,37 @@ using Attrs = std::map<std::string, std::string>;  // name -> rendered text
 // ReFrame's loggable test attributes that hetbench does not record: a format
 // naming one is an error. (All are in the builtin ignore_keys.)
 const std::set<std::string>& UnrecordedTestAttrs() {
-  static const std::set<std::string> k = {
-      "check_build_locally",  "check_build_time_limit", "check_executable",     "check_executable_opts",
-      "check_keep_files",     "check_local",            "check_max_pending_time", "check_postbuild_cmds",
-      "check_postrun_cmds",   "check_prebuild_cmds",    "check_prerun_cmds",    "check_readonly_files",
-      "check_sourcepath",     "check_sourcesdir",       "check_strict_check",   "check_time_limit",
-      "check_valid_prog_environs", "check_valid_systems"};
+  static const std::set<std::string> k = {"check_build_locally",    "check_build_time_limit",    "check_executable",
+                                          "check_executable_opts",  "check_keep_files",          "check_local",
+                                          "check_max_pending_time", "check_postbuild_cmds",      "check_postrun_cmds",
+                                          "check_prebuild_cmds",    "check_prerun_cmds",         "check_readonly_files",
+                                          "check_sourcepath",       "check_sourcesdir",          "check_strict_check",
+                                          "check_time_limit",       "check_valid_prog_environs", "check_valid_systems"};
   return k;
 }
 
 // Python's LogRecord attributes that only make sense inside ReFrame's own
 // process (where it logged from, its threads).
 const std::set<std::string>& UnrecordedLogAttrs() {
-  static const std::set<std::string> k = {"args",      "exc_info", "exc_text",    "filename",        "funcName",
-                                          "lineno",    "module",   "msecs",       "pathname",        "process",
-                                          "processName", "relativeCreated", "stack_info", "taskName", "thread",
-                                          "threadName"};
+  static const std::set<std::string> k = {
+      "args",     "exc_info", "exc_text",    "filename",        "funcName",   "lineno",   "module", "msecs",
+      "pathname", "process",  "processName", "relativeCreated", "stack_info", "taskName", "thread", "threadName"};
   return k;
 }
 
 // What format_perfvars may name (CheckFieldFormatter._format_perf).
 const std::vector<std::string>& PerfFields() {
-  static const std::vector<std::string> k = {"check_perf_var",         "check_perf_value",
-                                             "check_perf_unit",        "check_perf_ref",
-                                             "check_perf_lower_thres", "check_perf_upper_thres",
+  static const std::vector<std::string> k = {"check_perf_var",   "check_perf_value",       "check_perf_unit",
+                                             "check_perf_ref",   "check_perf_lower_thres", "check_perf_upper_thres",
                                              "check_perf_result"};
   return k;
 }
 
 // Attributes whose value is a list or a mapping (not for folder names).
 bool Structured(const std::string& name) {
-  static const std::set<std::string> k = {"check_env_vars", "check_extra_resources", "check_job_nodelist",
-                                          "check_maintainers", "check_modules", "check_tags",
-                                          "check_perfvalues", "check_variables", "check_#ALL"};
+  static const std::set<std::string> k = {"check_env_vars",    "check_extra_resources", "check_job_nodelist",
+                                          "check_maintainers", "check_modules",         "check_tags",
+                                          "check_perfvalues",  "check_variables",       "check_#ALL"};
   return k.count(name) > 0;
 }
 
@@ -76,7 +74,8 @@ bool Unrecorded(const std::string& name) {
 }
 
 Status NotRecorded(const std::string& key, const std::string& name) {
-  return Status::Error(key + ": %(" + name + ")s: hetbench does not record this attribute, so it cannot "
+  return Status::Error(key + ": %(" + name +
+                       ")s: hetbench does not record this attribute, so it cannot "
                        "be written as ReFrame would; remove it");
 }
 
@@ -87,9 +86,7 @@ std::string DisplayName(const CaseResult& c) { return c.display_name.empty() ? c
 std::string Hashcode(const CaseResult& c) { return TestHashcode(c.name, c.parameters); }
 
 // short_name: the unique name for simple tests, <class>_<hashcode> else.
-std::string ShortName(const CaseResult& c) {
-  return c.parameters.empty() ? c.name : c.name + "_" + Hashcode(c);
-}
+std::string ShortName(const CaseResult& c) { return c.parameters.empty() ? c.name : c.name + "_" + Hashcode(c); }
 
 std::string UniqueName(const CaseResult& c) {
   if (!c.unique_name.empty()) return c.unique_name;
@@ -131,10 +128,7 @@ Json EnvVars(const CaseResult& c) {
   return o;
 }
 
-double CompletionTime(const CaseResult& c) {
-  return c.job_completion_time > 0 ? c.job_completion_time : c.end_time;
-}
-
+double CompletionTime(const CaseResult& c) { return c.job_completion_time > 0 ? c.job_completion_time : c.end_time; }
 
 // The test's loggable attributes: the ones %(check_#ALL)s lists. Names and
 // unset values as ReFrame 4's RegressionTest has them.
@@ -255,8 +249,6 @@ std::vector<Placeholder> Placeholders(const std::string& fmt) {
   return out;
 }
 
-
-
 // _guess_delim: the one character following every placeholder, else '|'.
 std::string GuessDelim(const std::string& fmt) {
   std::set<char> delims;
@@ -334,8 +326,7 @@ Result<std::string> FolderFor(const std::string& prefix, PerflogAttrs record) {
   auto names = PyScanFormat(prefix, "prefix");
   if (!names.ok()) return names.status();
   for (const auto& n : *names)
-    if (!raw.count(n))
-      return Status::Error("logging failed: unknown placeholder in filename pattern: '" + n + "'");
+    if (!raw.count(n)) return Status::Error("logging failed: unknown placeholder in filename pattern: '" + n + "'");
   return PyPercentFormat(prefix, raw);
 }
 
@@ -397,7 +388,8 @@ std::string FirstLine(int fd) {
 
 // True while `fd` is still the file at `path` (not rotated meanwhile).
 bool StillAt(int fd, const std::string& path) {
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   return ::fstat(fd, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
@@ -476,12 +468,12 @@ Status CheckFilelogConfig(const FilelogConfig& cfg) {
   for (const auto& n : *names) {
     if (Unrecorded(n)) return NotRecorded("prefix", n);
     if (Structured(n))
-      return Status::Error("prefix: %(" + n + ")s is a list or a mapping; name folders by text or numbers "
+      return Status::Error("prefix: %(" + n +
+                           ")s is a list or a mapping; name folders by text or numbers "
                            "(e.g. %(check_system)s/%(check_partition)s)");
     if (n == "asctime" || n == "message")
       return Status::Error("prefix: %(" + n + ")s is not known when ReFrame picks the file");
-    if (!StartsWith(n, "check_") && !known.count(n))
-      return Status::Error("prefix: unknown placeholder %(" + n + ")s");
+    if (!StartsWith(n, "check_") && !known.count(n)) return Status::Error("prefix: unknown placeholder %(" + n + ")s");
   }
   return Status::OK();
 }
@@ -516,8 +508,10 @@ std::string PerflogPath(const std::string& basedir, const CaseResult& c) {
 std::string PerflogHeader(const PerflogFormat& fmt, const CaseResult& c) {
   std::string header;
   for (const auto& ph : Placeholders(ExpandAll(fmt, c))) {
-    if (ph.name == "check_perfvalues") AppendPerfHeader(header, fmt, c);
-    else header += StartsWith(ph.name, "check_") ? ph.name.substr(6) : ph.name;
+    if (ph.name == "check_perfvalues")
+      AppendPerfHeader(header, fmt, c);
+    else
+      header += StartsWith(ph.name, "check_") ? ph.name.substr(6) : ph.name;
     header += ph.delim;
   }
   return header;

@@ -25,9 +25,9 @@ Status FirstError(std::initializer_list<Status> all) {
 
 // ReFrame's level names (reframe/core/logging.py _log_level_values).
 int LevelValue(const Json& level, bool* ok) {
-  static const std::map<std::string, int> kLevels = {
-      {"critical", 50}, {"error", 40}, {"warning", 30}, {"info", 20},   {"verbose", 19},
-      {"debug", 10},    {"debug2", 9}, {"undefined", 0}, {"notset", 0}};
+  static const std::map<std::string, int> kLevels = {{"critical", 50}, {"error", 40},    {"warning", 30},
+                                                     {"info", 20},     {"verbose", 19},  {"debug", 10},
+                                                     {"debug2", 9},    {"undefined", 0}, {"notset", 0}};
   *ok = true;
   if (auto i = JsonInt(level); i && *i >= INT_MIN && *i <= INT_MAX) return static_cast<int>(*i);
   if (const std::string* text = JsonStringPtr(level)) {
@@ -101,7 +101,8 @@ class HandlerFields {
 Status CheckUrl(const HandlerFields& f, const std::string& url) {
   size_t sep = url.find("://");
   std::string scheme = sep == std::string::npos ? "" : url.substr(0, sep);
-  if (scheme != "http" && scheme != "https") return f.Fail("url: invalid url scheme: use 'http' or 'https' ('" + url + "')");
+  if (scheme != "http" && scheme != "https")
+    return f.Fail("url: invalid url scheme: use 'http' or 'https' ('" + url + "')");
   std::string rest = url.substr(sep + 3);
   std::string hostport = rest.substr(0, rest.find_first_of("/?#"));
   hostport = hostport.substr(hostport.rfind('@') == std::string::npos ? 0 : hostport.rfind('@') + 1);
@@ -126,8 +127,9 @@ Result<HttpJsonConfig> ParseHttpJson(const Json& h, const HandlerFields& f, cons
                           f.Bool("debug", &cfg.debug)});
   if (!st.ok()) return st;
   if (h.contains("json_formatter") && !h["json_formatter"].is_null())
-    return f.Fail("json_formatter: a Python callable cannot be used by hetbench; remove it (records are sent "
-                  "as ReFrame's default formatter makes them; use ignore_keys and extras to shape them)");
+    return f.Fail(
+        "json_formatter: a Python callable cannot be used by hetbench; remove it (records are sent "
+        "as ReFrame's default formatter makes them; use ignore_keys and extras to shape them)");
   st = CheckUrl(f, cfg.url);
   if (!st.ok()) return st;
   cfg.extras = nlohmann::ordered_json(extras);
@@ -136,8 +138,9 @@ Result<HttpJsonConfig> ParseHttpJson(const Json& h, const HandlerFields& f, cons
     // A CR or LF would end the header and start another of the value's
     // choosing (header injection); RFC 9110 field names are tokens.
     const std::string value = *JsonStringPtr(v);
-    bool bad_name = k.empty() || k.find_first_not_of("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz"
-                                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos;
+    bool bad_name = k.empty() || k.find_first_not_of(
+                                     "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyz"
+                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos;
     if (bad_name || value.find_first_of("\r\n") != std::string::npos || value.find('\0') != std::string::npos)
       return f.Fail("extra_headers: '" + k + "': " +
                     (bad_name ? std::string("a header name is letters, digits and !#$%&'*+-.^_`|~ only")
@@ -203,10 +206,9 @@ Result<FilelogConfig> ParseFilelog(const Json& h, const HandlerFields& f, const 
   Status st = FirstError(
       {f.CheckKeys({"basedir", "prefix", "append", "ignore_keys", "locking_enable", "locking_file_mode"}),
        f.String("format", &cfg.fmt.format), f.String("format_perfvars", &cfg.fmt.format_perfvars),
-       f.String("datefmt", &cfg.fmt.datefmt), f.String("basedir", &cfg.basedir),
-       f.String("prefix", &cfg.prefix, true), f.Bool("append", &cfg.append),
-       f.StringList("ignore_keys", &cfg.fmt.ignore_keys), f.Bool("locking_enable", &locking),
-       f.String("locking_file_mode", &lock_mode)});
+       f.String("datefmt", &cfg.fmt.datefmt), f.String("basedir", &cfg.basedir), f.String("prefix", &cfg.prefix, true),
+       f.Bool("append", &cfg.append), f.StringList("ignore_keys", &cfg.fmt.ignore_keys),
+       f.Bool("locking_enable", &locking), f.String("locking_file_mode", &lock_mode)});
   if (!st.ok()) return st;
   if (lock_mode.find_first_not_of("01234567") != std::string::npos)
     return f.Error("locking_file_mode", "an octal mode such as '664'");
@@ -219,7 +221,7 @@ Result<FilelogConfig> ParseFilelog(const Json& h, const HandlerFields& f, const 
 }
 
 Status CheckLoggingKeys(const Json& logging) {
-  static const std::vector<std::string> kKeys = {"level",    "perflog_compat", "perflog_multiline", "handlers",
+  static const std::vector<std::string> kKeys = {"level",     "perflog_compat",   "perflog_multiline", "handlers",
                                                  "handlers$", "handlers_perflog", "target_systems"};
   for (const auto& [k, v] : logging.items())
     if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end())
@@ -242,12 +244,13 @@ Status PerflogHandlers::Add(const Json& h, size_t i, const PerflogHandlerOptions
     if (h.contains(k))
       return f.Fail(std::string(k) + ": a key of the logging entry, beside handlers_perflog, not of a handler");
   if (type == "file" || type == "stream" || type == "graylog")
-    return f.Fail("hetbench writes performance records with filelog (one file per test, ReFrame's perflog), "
-                  "httpjson and syslog handlers; for records in one file use filelog with a prefix, and put "
-                  "file and stream handlers under `handlers`, for the main log");
+    return f.Fail(
+        "hetbench writes performance records with filelog (one file per test, ReFrame's perflog), "
+        "httpjson and syslog handlers; for records in one file use filelog with a prefix, and put "
+        "file and stream handlers under `handlers`, for the main log");
   if (type != "filelog" && type != "httpjson" && type != "syslog")
-    return Status::Error("logging: handlers_perflog[" + std::to_string(i) + "]: unknown handler type '" + type +
-                         "'" + DidYouMean(type, {"filelog", "httpjson", "syslog", "file", "stream", "graylog"}));
+    return Status::Error("logging: handlers_perflog[" + std::to_string(i) + "]: unknown handler type '" + type + "'" +
+                         DidYouMean(type, {"filelog", "httpjson", "syslog", "file", "stream", "graylog"}));
   bool ok = true;
   int level = h.contains("level") ? LevelValue(h["level"], &ok) : 20;  // info
   if (!ok) return f.Error("level", "a level name (critical, error, warning, info, verbose, debug, debug2)");
@@ -260,8 +263,9 @@ Status PerflogHandlers::Add(const Json& h, size_t i, const PerflogHandlerOptions
     return Status::OK();
   }
   if (multiline && would_receive)
-    return f.Fail("logging: perflog_multiline (perflog_compat): hetbench writes one record per performance "
-                  "variable to filelog handlers only; this handler would get one per case");
+    return f.Fail(
+        "logging: perflog_multiline (perflog_compat): hetbench writes one record per performance "
+        "variable to filelog handlers only; this handler would get one per case");
   if (type == "httpjson") {
     auto handler = MakeHttpJson(h, f, opts, receives, &warnings_);
     if (!handler.ok()) return handler.status();

@@ -44,10 +44,10 @@
 namespace hb {
 
 struct PerflogHandlerOptions {
-  std::string prefix = ".";  // relative filelog basedirs are under it (ReFrame: the system's prefix)
-  std::string basedir;       // when set (--perflog-dir), every filelog handler's basedir
+  std::string prefix = ".";               // relative filelog basedirs are under it (ReFrame: the system's prefix)
+  std::string basedir;                    // when set (--perflog-dir), every filelog handler's basedir
   std::vector<std::string> config_files;  // the one file, if one, is named in errors
-  std::string debug_dir = ".";  // where httpjson debug records go
+  std::string debug_dir = ".";            // where httpjson debug records go
   // Makes the HTTP transport (tests pass fakes); empty = libcurl.
   std::function<Result<std::unique_ptr<HttpTransport>>()> transport;
   RetryPolicy retry;

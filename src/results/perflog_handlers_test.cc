@@ -91,8 +91,10 @@ class PerflogHandlersTest : public ::testing::Test {
     session_.user = "alice";
   }
   void TearDown() override {
-    if (had_tz_) setenv("TZ", saved_tz_.c_str(), 1);
-    else unsetenv("TZ");
+    if (had_tz_)
+      setenv("TZ", saved_tz_.c_str(), 1);
+    else
+      unsetenv("TZ");
     tzset();
   }
   std::unique_ptr<PerflogHandlers> Create(const Json& logging) {
@@ -297,14 +299,15 @@ TEST(PerflogHandlers, BadSettingsAreErrorsNamingTheHandlerAndKey) {
   std::string five = CreateError(Json::array({{{"type", 5}}}));
   EXPECT_NE(five.find("handlers_perflog[0]"), std::string::npos) << five;
   // issue 16, item 13: no header injection through extra_headers.
-  EXPECT_EQ(CreateError(Json::array({{{"type", "httpjson"}, {"url", "http://h:1/"},
-                                      {"extra_headers", {{"X-Token", "a\r\nX-Admin: yes"}}}}})),
-            "logging: handlers_perflog[0] (httpjson): extra_headers: 'X-Token': a header value must not contain a "
-            "line break (CR or LF) or NUL");
-  EXPECT_NE(CreateError(Json::array({{{"type", "httpjson"}, {"url", "http://h:1/"},
-                                      {"extra_headers", {{"Bad Name", "x"}}}}}))
-                .find("a header name is letters"),
-            std::string::npos);
+  EXPECT_EQ(
+      CreateError(Json::array(
+          {{{"type", "httpjson"}, {"url", "http://h:1/"}, {"extra_headers", {{"X-Token", "a\r\nX-Admin: yes"}}}}})),
+      "logging: handlers_perflog[0] (httpjson): extra_headers: 'X-Token': a header value must not contain a "
+      "line break (CR or LF) or NUL");
+  EXPECT_NE(
+      CreateError(Json::array({{{"type", "httpjson"}, {"url", "http://h:1/"}, {"extra_headers", {{"Bad Name", "x"}}}}}))
+          .find("a header name is letters"),
+      std::string::npos);
   EXPECT_NE(CreateError(Json::array({{{"type", "filelog"}, {"prefix", "p"}},
                                      {{"type", "httpjson"}, {"url", "http://h:1/"}, {"extra", 1}}}))
                 .find("handlers_perflog[1] (httpjson): unknown key 'extra', did you mean 'extras'?"),
@@ -335,8 +338,7 @@ TEST(PerflogHandlers, BadHandlersAreConfigurationErrorsAtTheirPlace) {
             "not contain a line break (CR or LF) or NUL");
   EXPECT_EQ(load("  - handlers_perflog: [{type: syslog, adress: x}]\n"),
             "site.yaml:2:24: logging: handlers_perflog[0] (syslog): unknown key 'adress', did you mean 'address'?");
-  EXPECT_EQ(load("  - {level: loud}\n"),
-            "site.yaml:2:5: logging: level: expected a level name, got \"loud\"");
+  EXPECT_EQ(load("  - {level: loud}\n"), "site.yaml:2:5: logging: level: expected a level name, got \"loud\"");
   EXPECT_EQ(load("  - handlers_perflog: [{type: filelog, prefix: '%(check_system)s'}]\n"), "loaded");
 }
 
@@ -356,18 +358,21 @@ TEST(PerflogHandlers, FilelogKeysHetbenchCannotHonourAreErrors) {
   EXPECT_EQ(CreateError(filelog({{"format", "%(check_result)s|%(check_executable)s"}})),
             "logging: handlers_perflog[0] (filelog): format: %(check_executable)s: hetbench does not record this "
             "attribute, so it cannot be written as ReFrame would; remove it");
-  EXPECT_NE(CreateError(filelog({{"format", "%(check_#ALL)s"}})).find(
-                "format: %(check_#ALL)s would include check_build_locally, check_build_time_limit, check_executable"),
-            std::string::npos);
+  EXPECT_NE(
+      CreateError(filelog({{"format", "%(check_#ALL)s"}}))
+          .find("format: %(check_#ALL)s would include check_build_locally, check_build_time_limit, check_executable"),
+      std::string::npos);
   EXPECT_NE(CreateError(filelog({{"format", "%(check_perfvalues)s"}, {"format_perfvars", "%(check_system)s|"}}))
                 .find("format_perfvars: %(check_system)s: only check_perf_var, check_perf_value"),
             std::string::npos);
-  EXPECT_NE(CreateError(filelog({{"format", "%(check_num_tasks)5s"}})).find("format: '%(check_num_tasks)5' at offset 0"),
-            std::string::npos);
+  EXPECT_NE(
+      CreateError(filelog({{"format", "%(check_num_tasks)5s"}})).find("format: '%(check_num_tasks)5' at offset 0"),
+      std::string::npos);
   EXPECT_NE(CreateError(filelog({{"prefix", "%(check_tags)s"}})).find("prefix: %(check_tags)s is a list or a mapping"),
             std::string::npos);
-  EXPECT_NE(CreateError(filelog({{"prefix", "%(check_system)s/%(lineno)s"}})).find("prefix: %(lineno)s: hetbench "
-                                                                                  "does not record"),
+  EXPECT_NE(CreateError(filelog({{"prefix", "%(check_system)s/%(lineno)s"}}))
+                .find("prefix: %(lineno)s: hetbench "
+                      "does not record"),
             std::string::npos);
   EXPECT_NE(CreateError(filelog({{"append", "yes"}})).find("append: expected true or false"), std::string::npos);
   EXPECT_NE(CreateError(filelog({{"locking_file_mode", "rw"}})).find("locking_file_mode: expected an octal mode"),

@@ -11,9 +11,9 @@
 
 #include <thread>
 
-#include "util/test_temp_dir.h"
 #include "util/fs.h"
 #include "util/strings.h"
+#include "util/test_temp_dir.h"
 
 namespace hb {
 namespace {
@@ -45,15 +45,15 @@ PerfResult Perf(const std::string& name, double value, const std::string& unit) 
   return p;
 }
 
-CaseResult TutorialCase(const std::string& environ, const std::string& jobid, double submit, double done,
-                        double copy, double triad) {
+CaseResult TutorialCase(const std::string& environ, const std::string& jobid, double submit, double done, double copy,
+                        double triad) {
   CaseResult c;
   c.name = c.display_name = "stream_test";
   c.system = "pseudo-cluster";
   c.partition = "compute";
   c.environ = environ;
   c.job_id = jobid;
-  c.exit_code = -1;      // the squeue backend there did not report one
+  c.exit_code = -1;       // the squeue backend there did not report one
   c.nodelist = {"None"};  // ... and reported the node list as "None"
   c.job_submit_time = submit;
   c.job_completion_time = done;
@@ -72,8 +72,10 @@ class PerflogTest : public ::testing::Test {
     session_.version = "0.1.0";
   }
   void TearDown() override {
-    if (had_tz_) setenv("TZ", saved_tz_.c_str(), 1);
-    else unsetenv("TZ");
+    if (had_tz_)
+      setenv("TZ", saved_tz_.c_str(), 1);
+    else
+      unsetenv("TZ");
     tzset();
   }
   std::string Log(const CaseResult& c) { return *ReadFile(PerflogPath(dir_.path(), c)); }

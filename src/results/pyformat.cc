@@ -45,16 +45,32 @@ std::string PyJsonString(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     uint32_t cp = DecodeUtf8(s, i);
     switch (cp) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
-        if (cp < 0x20 || cp > 0x7E) AppendEscaped(out, cp);
-        else out += static_cast<char>(cp);
+        if (cp < 0x20 || cp > 0x7E)
+          AppendEscaped(out, cp);
+        else
+          out += static_cast<char>(cp);
     }
   }
   return out + "\"";
@@ -72,10 +88,14 @@ std::string PyJsonObject(const std::vector<std::pair<std::string, std::string>>&
 std::string PyJsonDumps(const nlohmann::ordered_json& v) {
   using T = nlohmann::ordered_json::value_t;
   switch (v.type()) {
-    case T::null: return "null";
-    case T::boolean: return *JsonBool(v) ? "true" : "false";
-    case T::number_float: return PyJsonFloat(*JsonNumber(v));
-    case T::string: return PyJsonString(*JsonStringPtr(v));
+    case T::null:
+      return "null";
+    case T::boolean:
+      return *JsonBool(v) ? "true" : "false";
+    case T::number_float:
+      return PyJsonFloat(*JsonNumber(v));
+    case T::string:
+      return PyJsonString(*JsonStringPtr(v));
     case T::array: {
       std::string out = "[";
       for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + PyJsonDumps(v[i]);
@@ -87,7 +107,8 @@ std::string PyJsonDumps(const nlohmann::ordered_json& v) {
         out += (it == v.begin() ? "" : ", ") + PyJsonString(it.key()) + ": " + PyJsonDumps(it.value());
       return out + "}";
     }
-    default: return v.dump();  // integers
+    default:
+      return v.dump();  // integers
   }
 }
 
@@ -97,7 +118,8 @@ std::string PyJsonObject(const std::map<std::string, std::map<std::string, std::
   for (const auto& [key, inner] : items) {
     if (!first) out += ", ";
     first = false;
-    out += PyJsonString(key) + ": " + PyJsonObject(std::vector<std::pair<std::string, std::string>>(inner.begin(), inner.end()));
+    out += PyJsonString(key) + ": " +
+           PyJsonObject(std::vector<std::pair<std::string, std::string>>(inner.begin(), inner.end()));
   }
   return out + "}";
 }

@@ -30,15 +30,19 @@ Json PairsToJson(const std::vector<std::pair<std::string, std::string>>& pairs) 
 
 Json ReferenceToJson(const std::optional<Reference>& r) {
   if (!r) return nullptr;
-  return {{"value", Number(r->value)}, {"lower", OptNumber(r->lower)}, {"upper", OptNumber(r->upper)},
-          {"unit", r->unit}};
+  return {
+      {"value", Number(r->value)}, {"lower", OptNumber(r->lower)}, {"upper", OptNumber(r->upper)}, {"unit", r->unit}};
 }
 
 Json PerfToJson(const PerfResult& p) {
-  return {{"name", p.name},       {"value", Number(p.value)},
-          {"unit", p.unit},       {"reference", ReferenceToJson(p.reference)},
-          {"verdict", p.verdict}, {"message", p.message},
-          {"figure_of_merit", p.figure_of_merit}, {"better", p.better}};
+  return {{"name", p.name},
+          {"value", Number(p.value)},
+          {"unit", p.unit},
+          {"reference", ReferenceToJson(p.reference)},
+          {"verdict", p.verdict},
+          {"message", p.message},
+          {"figure_of_merit", p.figure_of_merit},
+          {"better", p.better}};
 }
 
 Json JobToJson(const CaseResult& c) {
@@ -67,21 +71,32 @@ Json CaseToJson(const CaseResult& c) {
   for (const auto& t : c.timings) timings.push_back({{"stage", t.stage}, {"seconds", Number(t.seconds)}});
   Json perf = Json::array();
   for (const auto& p : c.perf) perf.push_back(PerfToJson(p));
-  return {{"id", c.id},         {"name", c.name},
-          {"display_name", c.display_name}, {"unique_name", c.unique_name},
-          {"descr", c.descr},   {"file", c.file},
+  return {{"id", c.id},
+          {"name", c.name},
+          {"display_name", c.display_name},
+          {"unique_name", c.unique_name},
+          {"descr", c.descr},
+          {"file", c.file},
           {"parameters", PairsToJson(c.parameters)},
           {"variables", PairsToJson(c.variables)},
-          {"tags", c.tags},     {"maintainers", c.maintainers}, {"scaling_axes", c.scaling_axes},
-          {"system", c.system}, {"partition", c.partition},
+          {"tags", c.tags},
+          {"maintainers", c.maintainers},
+          {"scaling_axes", c.scaling_axes},
+          {"system", c.system},
+          {"partition", c.partition},
           {"environ", c.environ},
-          {"result", c.result}, {"fail_stage", c.fail_stage},
+          {"result", c.result},
+          {"fail_stage", c.fail_stage},
           {"fail_reason", c.fail_reason},
-          {"repetition", c.repetition}, {"attempt", c.attempt},
-          {"start_time", Number(c.start_time)}, {"end_time", Number(c.end_time)},
-          {"timings", timings}, {"job", JobToJson(c)},
+          {"repetition", c.repetition},
+          {"attempt", c.attempt},
+          {"start_time", Number(c.start_time)},
+          {"end_time", Number(c.end_time)},
+          {"timings", timings},
+          {"job", JobToJson(c)},
           {"resources", ResourcesToJson(c)},
-          {"stagedir", c.stagedir}, {"outputdir", c.outputdir},
+          {"stagedir", c.stagedir},
+          {"outputdir", c.outputdir},
           {"perf", perf}};
 }
 
@@ -95,11 +110,16 @@ Json WithValidUtf8(Json j) {
 }
 
 Json SessionToJson(const SessionInfo& s) {
-  return {{"session_id", s.session_id}, {"version", s.version},
-          {"hostname", s.hostname},     {"user", s.user},
-          {"argv", s.argv},             {"system", s.system},
-          {"prefix", s.prefix},         {"config_files", s.config_files},
-          {"start_time", Number(s.start_time)}, {"end_time", Number(s.end_time)},
+  return {{"session_id", s.session_id},
+          {"version", s.version},
+          {"hostname", s.hostname},
+          {"user", s.user},
+          {"argv", s.argv},
+          {"system", s.system},
+          {"prefix", s.prefix},
+          {"config_files", s.config_files},
+          {"start_time", Number(s.start_time)},
+          {"end_time", Number(s.end_time)},
           {"exit_code", s.exit_code}};
 }
 
@@ -112,7 +132,7 @@ Json Summary(const std::vector<CaseResult>& cases) {
     skipped += c.result == "skip";
     cancelled += c.result == "cancelled";
   }
-  return {{"total", cases.size()}, {"passed", passed}, {"failed", failed},
+  return {{"total", cases.size()}, {"passed", passed},       {"failed", failed},
           {"skipped", skipped},    {"cancelled", cancelled}, {"dry_run", dry_run}};
 }
 
@@ -389,8 +409,7 @@ std::string RunReportToJson(const SessionInfo& session, const std::vector<CaseRe
   return JsonText(doc, 2) + "\n";
 }
 
-Status WriteRunReport(const std::string& path, const SessionInfo& session,
-                      const std::vector<CaseResult>& cases) {
+Status WriteRunReport(const std::string& path, const SessionInfo& session, const std::vector<CaseResult>& cases) {
   return WriteFileAtomic(path, RunReportToJson(session, cases));
 }
 

@@ -40,8 +40,7 @@ std::vector<std::string> InvalidUtf8Fields(const SessionInfo& s);
 
 std::string RunReportToJson(const SessionInfo& session, const std::vector<CaseResult>& cases);
 // Writes the report atomically (WriteFileAtomic).
-Status WriteRunReport(const std::string& path, const SessionInfo& session,
-                      const std::vector<CaseResult>& cases);
+Status WriteRunReport(const std::string& path, const SessionInfo& session, const std::vector<CaseResult>& cases);
 // Errors name the file: "report.json: schema_version 2 is newer than this
 // hetbench reads (1); upgrade hetbench".
 Result<LoadedReport> ReadRunReport(const std::string& path);

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/test_temp_dir.h"
 #include "util/fs.h"
 #include "util/strings.h"
+#include "util/test_temp_dir.h"
 
 namespace hb {
 namespace {
@@ -93,8 +93,9 @@ TEST(RunReport, TopLevelShape) {
   EXPECT_EQ(doc["schema"], "hetbench-run-report");
   EXPECT_EQ(doc["schema_version"], 1);
   EXPECT_EQ(doc["session"]["hostname"], "login1");
-  EXPECT_EQ(doc["summary"], nlohmann::json::parse(
-                                R"({"total": 3, "passed": 1, "failed": 1, "skipped": 1, "cancelled": 0, "dry_run": 0})"));
+  EXPECT_EQ(
+      doc["summary"],
+      nlohmann::json::parse(R"({"total": 3, "passed": 1, "failed": 1, "skipped": 1, "cancelled": 0, "dry_run": 0})"));
   const auto& c = doc["cases"][0];
   EXPECT_EQ(c["job"]["exit_code"], 0);
   EXPECT_EQ(c["perf"][0]["reference"]["upper"], nullptr);
@@ -139,7 +140,9 @@ TEST(RunReport, NonFiniteNumbersBecomeNull) {
 TEST(RunReport, BytesThatAreNotUtf8BecomeReplacementCharactersAndAreRecorded) {
   CaseResult c;
   c.result = "fail";
-  c.fail_reason = "exit code 1 (stderr: Gr\xFC\xDF" "e)";
+  c.fail_reason =
+      "exit code 1 (stderr: Gr\xFC\xDF"
+      "e)";
   c.parameters = {{"city", "M\xFCnchen"}};
   PerfResult p;
   p.name = "\xB5s";
@@ -174,7 +177,8 @@ TEST(RunReport, RefusesWhatIsNotARunReport) {
             "r.json: not a hetbench run report (no \"schema\" field)");
   EXPECT_EQ(ParseRunReport(R"({"schema": "reframe", "schema_version": 1})", "r.json").status().message(),
             "r.json: not a hetbench run report (schema is 'reframe')");
-  EXPECT_EQ(ParseRunReport(R"([1])", "r.json").status().message(), "r.json: not a hetbench run report (not a JSON object)");
+  EXPECT_EQ(ParseRunReport(R"([1])", "r.json").status().message(),
+            "r.json: not a hetbench run report (not a JSON object)");
   EXPECT_EQ(ParseRunReport(R"({"schema": "hetbench-run-report"})", "r.json").status().message(),
             "r.json: schema_version is missing or not an integer");
   std::string bad = ParseRunReport("{\"schema\": ", "r.json").status().message();

@@ -48,14 +48,18 @@ SqliteStmt& SqliteStmt::Bind(int i, int64_t v) {
 }
 
 SqliteStmt& SqliteStmt::Bind(int i, double v) {
-  if (std::isnan(v)) sqlite3_bind_null(stmt_, i);
-  else sqlite3_bind_double(stmt_, i, v);
+  if (std::isnan(v))
+    sqlite3_bind_null(stmt_, i);
+  else
+    sqlite3_bind_double(stmt_, i, v);
   return *this;
 }
 
 SqliteStmt& SqliteStmt::Bind(int i, const std::optional<double>& v) {
-  if (!v) sqlite3_bind_null(stmt_, i);
-  else Bind(i, *v);
+  if (!v)
+    sqlite3_bind_null(stmt_, i);
+  else
+    Bind(i, *v);
   return *this;
 }
 
@@ -91,9 +95,7 @@ std::string_view SqliteStmt::TextView(int col) const {
 
 int64_t SqliteStmt::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
 
-double SqliteStmt::Double(int col) const {
-  return IsNull(col) ? std::nan("") : sqlite3_column_double(stmt_, col);
-}
+double SqliteStmt::Double(int col) const { return IsNull(col) ? std::nan("") : sqlite3_column_double(stmt_, col); }
 
 std::optional<double> SqliteStmt::OptDouble(int col) const {
   if (IsNull(col)) return std::nullopt;

@@ -46,7 +46,7 @@ class SqliteStmt {
   // The same without a copy; valid until the next Step, Reset or column call.
   std::string_view TextView(int col) const;
   int64_t Int(int col) const;
-  double Double(int col) const;     // NaN for NULL
+  double Double(int col) const;  // NaN for NULL
   std::optional<double> OptDouble(int col) const;
   bool IsNull(int col) const;
 

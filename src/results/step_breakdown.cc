@@ -4,15 +4,13 @@ namespace hb {
 
 const std::vector<std::pair<std::string, std::string>>& StepParts() {
   static const std::vector<std::pair<std::string, std::string>> kParts = {
-      {"data_wait", "I/O"},    {"h2d_copy", "host-to-device"}, {"forward", "compute"},
-      {"backward", "compute"}, {"rank_wait", "wait"},             {"allreduce", "communication"},
-      {"optimizer", "compute"}};
+      {"data_wait", "I/O"},  {"h2d_copy", "host-to-device"}, {"forward", "compute"},  {"backward", "compute"},
+      {"rank_wait", "wait"}, {"allreduce", "communication"}, {"optimizer", "compute"}};
   return kParts;
 }
 
 const std::vector<std::string>& StepGroups() {
-  static const std::vector<std::string> kGroups = {"I/O", "host-to-device", "compute", "wait",
-                                                   "communication"};
+  static const std::vector<std::string> kGroups = {"I/O", "host-to-device", "compute", "wait", "communication"};
   return kGroups;
 }
 

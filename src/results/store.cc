@@ -15,10 +15,10 @@
 #include <set>
 #include <thread>
 
-#include "util/sha256.h"
 #include "results/sqlite_stmt.h"
 #include "results/store_internal.h"
 #include "util/fs.h"
+#include "util/sha256.h"
 #include "util/strings.h"
 #include "version.h"
 
@@ -238,8 +238,10 @@ Result<int> Store::ReadVersion() {
   if (names.empty()) return 0;
   if (!names.count("meta")) {
     if (names.count("metadata") && names.count("testcases"))
-      return Status::Error(path_ + ": this is a ReFrame results database, not a hetbench store; "
-                           "import it with `hetbench results import " + path_ + "`");
+      return Status::Error(path_ +
+                           ": this is a ReFrame results database, not a hetbench store; "
+                           "import it with `hetbench results import " +
+                           path_ + "`");
     return Status::Error(path_ + ": not a hetbench results store (an SQLite database without a `meta` table)");
   }
   auto v = SqliteStmt::Prepare(db_, "SELECT value FROM meta WHERE key = 'schema_version'", path_);
@@ -341,18 +343,24 @@ Result<bool> Store::Add(const SessionInfo& s, const std::vector<CaseResult>& cas
       return Status::OK();
     }
     if (*found) return Status::Error(path_ + ": session " + s.session_id + " is already in the store");
-    auto ins = SqliteStmt::Prepare(db_, "INSERT INTO sessions(" + Join(kSessionColumns, ",") + ") VALUES (" +
-                                            Placeholders(kSessionColumns.size()) + ")", path_);
+    auto ins = SqliteStmt::Prepare(db_,
+                                   "INSERT INTO sessions(" + Join(kSessionColumns, ",") + ") VALUES (" +
+                                       Placeholders(kSessionColumns.size()) + ")",
+                                   path_);
     if (!ins.ok()) return ins.status();
     BindSession(*ins, s, opts.source, counts);
     Status done = ins->Run();
     if (!done.ok()) return done;
     int64_t session_row = sqlite3_last_insert_rowid(db_);
-    auto ci = SqliteStmt::Prepare(db_, "INSERT INTO cases(session_row," + Join(kCaseColumns, ",") + ") VALUES (?," +
-                                           Placeholders(kCaseColumns.size()) + ")", path_);
-    auto pi = SqliteStmt::Prepare(db_, "INSERT INTO perf(case_row, name, value, unit, reference, lower_thres, "
-                                       "upper_thres, result, message, figure_of_merit, better) "
-                                       "VALUES (?,?,?,?,?,?,?,?,?,?,?)", path_);
+    auto ci = SqliteStmt::Prepare(db_,
+                                  "INSERT INTO cases(session_row," + Join(kCaseColumns, ",") + ") VALUES (?," +
+                                      Placeholders(kCaseColumns.size()) + ")",
+                                  path_);
+    auto pi = SqliteStmt::Prepare(db_,
+                                  "INSERT INTO perf(case_row, name, value, unit, reference, lower_thres, "
+                                  "upper_thres, result, message, figure_of_merit, better) "
+                                  "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                                  path_);
     if (!ci.ok()) return ci.status();
     if (!pi.ok()) return pi.status();
     for (const auto& c : cases) {

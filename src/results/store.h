@@ -73,12 +73,12 @@ struct StoredCase {
 
 // Filters of `hetbench results`; empty fields select everything.
 struct StoreQuery {
-  std::vector<std::string> names;  // regexes searched in the name or display name; any may match
-  std::vector<std::string> tags;   // regexes; every one must match one of the case's tags
-  std::string system, partition;   // exact names
+  std::vector<std::string> names;      // regexes searched in the name or display name; any may match
+  std::vector<std::string> tags;       // regexes; every one must match one of the case's tags
+  std::string system, partition;       // exact names
   std::optional<double> since, until;  // [since, until) on the start time
-  std::string session;             // a session id or a unique prefix of one
-  std::vector<std::string> sessions;  // more: any of these (ids or unique prefixes)
+  std::string session;                 // a session id or a unique prefix of one
+  std::vector<std::string> sessions;   // more: any of these (ids or unique prefixes)
 };
 
 // Performance values flat, for analyses over many of them (`hetbench
@@ -149,8 +149,7 @@ class Store {
 
   // Writes one session with its cases and values in one transaction.
   // Returns false when skip_existing is set and the session is stored.
-  Result<bool> Add(const SessionInfo& session, const std::vector<CaseResult>& cases,
-                   const AddOptions& opts = {});
+  Result<bool> Add(const SessionInfo& session, const std::vector<CaseResult>& cases, const AddOptions& opts = {});
   // Sessions that started in [since, until) and, when the query names
   // cases (names, tags, system), have one such case; oldest first.
   Result<std::vector<StoredSession>> Sessions(const StoreQuery& q);
@@ -192,9 +191,9 @@ class Store {
 // ${VAR} expanded, and `enable`; hetbench stores unless enable is false),
 // else $XDG_DATA_HOME/hetbench/results.db (~/.local/share/hetbench/...).
 struct StoreLocation {
-  std::string path;     // absolute
-  std::string origin;   // "--store", "HETBENCH_STORE", "configuration", "default"
-  bool enabled = true;  // false after --no-store or `enable: false`
+  std::string path;            // absolute
+  std::string origin;          // "--store", "HETBENCH_STORE", "configuration", "default"
+  bool enabled = true;         // false after --no-store or `enable: false`
   double busy_timeout_s = 60;  // the entry's sqlite_conn_timeout, if any
 };
 using EnvLookup = std::function<std::string(const std::string&)>;  // "" = unset

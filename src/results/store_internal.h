@@ -26,8 +26,7 @@ void BindCase(SqliteStmt& st, int first, const CaseResult& c, const std::string&
 // Read the columns back from result column `first` on. A JSON column that
 // does not parse leaves its field empty.
 StoredSession ReadSession(const SqliteStmt& st, int first);
-CaseResult ReadCase(const SqliteStmt& st, int first, std::string* file_sha256,
-                    std::vector<std::string>* utf8_replaced);
+CaseResult ReadCase(const SqliteStmt& st, int first, std::string* file_sha256, std::vector<std::string>* utf8_replaced);
 
 // regexp(pattern, text): 1 when the PCRE2 pattern (check/regex.h) is found
 // in text. The compiled pattern is cached per statement.

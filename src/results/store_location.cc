@@ -8,9 +8,9 @@
 #include <cstdlib>
 
 #include "results/store.h"
-#include "util/rfc3339.h"
 #include "util/fs.h"
 #include "util/json_field.h"
+#include "util/rfc3339.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -93,7 +93,8 @@ Result<double> ParseTimeSpec(const std::string& text, double now) {
   if (!s.empty() && std::isalpha(static_cast<unsigned char>(s.back())) && s.find_first_of("-:") == std::string::npos)
     if (std::optional<double> age = ParseDuration(s)) return now - *age;
   if (std::optional<double> t = ParseTimestamp(s)) return *t;
-  return Status::Error("'" + text + "' is neither a date (2024-05-01, 2024-05-01T12:30[:00][Z|+02:00]) "
+  return Status::Error("'" + text +
+                       "' is neither a date (2024-05-01, 2024-05-01T12:30[:00][Z|+02:00]) "
                        "nor an age (7d, 24h, 30m)");
 }
 

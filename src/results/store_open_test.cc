@@ -26,9 +26,11 @@ TEST(StoreOpen, RefusesANewerSchemaSayingBothVersions) {
   SqlExec(path, "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
   auto s = Store::Open(path);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.status().message(), path + ": results store schema version 7 is newer than this hetbench "
-                                         "understands (" + std::to_string(kStoreSchemaVersion) +
-                                         "); upgrade hetbench, or use another store (--store)");
+  EXPECT_EQ(s.status().message(), path +
+                                      ": results store schema version 7 is newer than this hetbench "
+                                      "understands (" +
+                                      std::to_string(kStoreSchemaVersion) +
+                                      "); upgrade hetbench, or use another store (--store)");
 }
 
 TEST(StoreOpen, RefusesAnSqliteFileOfSomethingElse) {
@@ -39,12 +41,14 @@ TEST(StoreOpen, RefusesAnSqliteFileOfSomethingElse) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(), other + ": not a hetbench results store (an SQLite database without a `meta` table)");
   std::string rfm = dir / "rfm.db";
-  SqlExec(rfm, "CREATE TABLE sessions(uuid TEXT PRIMARY KEY); CREATE TABLE testcases(name TEXT); "
-               "CREATE TABLE metadata(schema_version TEXT)");
+  SqlExec(rfm,
+          "CREATE TABLE sessions(uuid TEXT PRIMARY KEY); CREATE TABLE testcases(name TEXT); "
+          "CREATE TABLE metadata(schema_version TEXT)");
   auto r = Store::Open(rfm);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("this is a ReFrame results database, not a hetbench store; import it with "
-                                      "`hetbench results import " + rfm + "`"),
+                                      "`hetbench results import " +
+                                      rfm + "`"),
             std::string::npos);
 }
 

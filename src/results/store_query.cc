@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/regex.h"
 #include "results/store_internal.h"
-#include "util/log.h"
 #include "util/json_field.h"
+#include "util/log.h"
+#include "util/regex.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -128,8 +128,9 @@ Status RegisterRegexp(sqlite3* db) {
 }
 
 Result<std::string> Store::ResolveSession(const std::string& id) {
-  auto q = SqliteStmt::Prepare(db_, "SELECT session_id FROM sessions WHERE session_id = ?1 OR "
-                                    "substr(session_id, 1, length(?1)) = ?1 ORDER BY session_id = ?1 DESC LIMIT 6",
+  auto q = SqliteStmt::Prepare(db_,
+                               "SELECT session_id FROM sessions WHERE session_id = ?1 OR "
+                               "substr(session_id, 1, length(?1)) = ?1 ORDER BY session_id = ?1 DESC LIMIT 6",
                                path_);
   if (!q.ok()) return q.status();
   q->Bind(1, id);
@@ -174,8 +175,10 @@ Result<std::vector<StoredSession>> Store::Sessions(const StoreQuery& q) {
     w.terms.push_back("EXISTS (SELECT 1 FROM cases c WHERE c.session_row = s.id AND " + cw.Sql() + ")");
     w.params.insert(w.params.end(), cw.params.begin(), cw.params.end());
   }
-  auto st = SqliteStmt::Prepare(db_, "SELECT " + Prefixed(kSessionColumns, "s") + " FROM sessions s WHERE " +
-                                         w.Sql() + " ORDER BY s.start_time, s.id", path_);
+  auto st = SqliteStmt::Prepare(
+      db_,
+      "SELECT " + Prefixed(kSessionColumns, "s") + " FROM sessions s WHERE " + w.Sql() + " ORDER BY s.start_time, s.id",
+      path_);
   if (!st.ok()) return st.status();
   w.Bind(*st);
   std::vector<StoredSession> out;
@@ -193,11 +196,14 @@ Result<std::vector<StoredCase>> Store::Cases(const StoreQuery& q) {
   auto ids = ResolveSessions(q);
   if (!ids.ok()) return ids.status();
   Where w = CaseWhere(q, *ids);
-  auto st = SqliteStmt::Prepare(db_, "SELECT c.id, s.session_id, " + Prefixed(kCaseColumns, "c") +
-                                         " FROM cases c JOIN sessions s ON s.id = c.session_row WHERE " + w.Sql() +
-                                         " ORDER BY c.start_time, c.id", path_);
-  auto perf = SqliteStmt::Prepare(db_, "SELECT name, value, unit, reference, lower_thres, upper_thres, result, "
-                                       "message, figure_of_merit, better FROM perf WHERE case_row = ? ORDER BY id",
+  auto st = SqliteStmt::Prepare(db_,
+                                "SELECT c.id, s.session_id, " + Prefixed(kCaseColumns, "c") +
+                                    " FROM cases c JOIN sessions s ON s.id = c.session_row WHERE " + w.Sql() +
+                                    " ORDER BY c.start_time, c.id",
+                                path_);
+  auto perf = SqliteStmt::Prepare(db_,
+                                  "SELECT name, value, unit, reference, lower_thres, upper_thres, result, "
+                                  "message, figure_of_merit, better FROM perf WHERE case_row = ? ORDER BY id",
                                   path_);
   if (!st.ok()) return st.status();
   if (!perf.ok()) return perf.status();
@@ -257,7 +263,8 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
       db_,
       "SELECT c.id, s.id, s.session_id, s.start_time, s.system, s.hostname, c.name, c.display_name, c.system, "
       "c.partition, c.environ, c.parameters, c.start_time, c.repetition, c.num_tasks, c.num_gpus_per_node, "
-      "c.result, c.scaling_axes" + from,
+      "c.result, c.scaling_axes" +
+          from,
       path_);
   if (!cases.ok()) return cases.status();
   w.Bind(*cases);
@@ -286,18 +293,18 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
     }
     auto [git, new_group] = group_index.try_emplace(key, static_cast<int>(groups.size()));
     if (new_group) {
-      groups.push_back({cases->Text(6), cases->Text(7), cases->Text(8), cases->Text(9), cases->Text(10), "", "",
-                        cases->Text(11)});
+      groups.push_back(
+          {cases->Text(6), cases->Text(7), cases->Text(8), cases->Text(9), cases->Text(10), "", "", cases->Text(11)});
       if (cases->TextView(17) != "[]") {  // the test's scaling_axes: a JSON list of names
         nlohmann::json axes = nlohmann::json::parse(cases->Text(17), nullptr, false);
         for (const auto& a : axes.is_array() ? axes : nlohmann::json::array())
           if (const std::string* name = JsonStringPtr(a)) groups.back().scaling_axes.push_back(*name);
       }
     }
-    case_rows.push_back({cases->Int(0),
-                         {git->second, sit->second, cases->Double(12), static_cast<int>(cases->Int(13)),
-                          static_cast<int>(cases->Int(14)), static_cast<int>(cases->Int(15)),
-                          cases->TextView(16) == "pass"}});
+    case_rows.push_back(
+        {cases->Int(0),
+         {git->second, sit->second, cases->Double(12), static_cast<int>(cases->Int(13)),
+          static_cast<int>(cases->Int(14)), static_cast<int>(cases->Int(15)), cases->TextView(16) == "pass"}});
   }
   // Row ids are dense where cases were only ever added: then a value finds
   // its case by subtraction, else by binary search.
@@ -315,12 +322,11 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
       if (at < 0 || at >= span || dense[at] < 0) return nullptr;
       return &case_rows[dense[at]].second;
     }
-    auto it = std::lower_bound(case_rows.begin(), case_rows.end(), row,
-                               [](const auto& a, int64_t r) { return a.first < r; });
+    auto it =
+        std::lower_bound(case_rows.begin(), case_rows.end(), row, [](const auto& a, int64_t r) { return a.first < r; });
     return it != case_rows.end() && it->first == row ? &it->second : nullptr;
   };
-  const std::string perf_where =
-      w.terms.empty() ? std::string() : " WHERE p.case_row IN (SELECT c.id" + from + ")";
+  const std::string perf_where = w.terms.empty() ? std::string() : " WHERE p.case_row IN (SELECT c.id" + from + ")";
   // Counted first, so that the million points are allocated once.
   auto count = SqliteStmt::Prepare(db_, "SELECT count(*) FROM perf p" + perf_where, path_);
   if (!count.ok()) return count.status();
@@ -328,8 +334,10 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
   if (Result<bool> row = count->Step(); !row.ok()) return row.status();
   t.points.reserve(static_cast<size_t>(count->Int(0)));
   auto perf = SqliteStmt::Prepare(
-      db_, "SELECT p.case_row, p.name, p.unit, p.value, p.reference, p.lower_thres, p.upper_thres, p.figure_of_merit, "
-          "p.better FROM perf p" + perf_where,
+      db_,
+      "SELECT p.case_row, p.name, p.unit, p.value, p.reference, p.lower_thres, p.upper_thres, p.figure_of_merit, "
+      "p.better FROM perf p" +
+          perf_where,
       path_);
   if (!perf.ok()) return perf.status();
   w.Bind(*perf);
@@ -378,9 +386,8 @@ Result<PerfTable> Store::Perf(const StoreQuery& q) {
   // Sessions oldest first, and the points' indices with them.
   std::vector<int> order(t.sessions.size()), where(t.sessions.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return t.sessions[a].start_time < t.sessions[b].start_time;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return t.sessions[a].start_time < t.sessions[b].start_time; });
   std::vector<PerfTableSession> sorted;
   for (size_t i = 0; i < order.size(); ++i) {
     where[order[i]] = static_cast<int>(i);

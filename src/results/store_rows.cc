@@ -96,9 +96,9 @@ std::map<std::string, std::map<std::string, std::string>> ResourcesFrom(const Js
 }  // namespace
 
 const std::vector<std::string> kSessionColumns = {
-    "session_id", "source",     "version",     "hostname",  "user",       "argv",
-    "system",     "prefix",     "config_files", "start_time", "end_time",  "exit_code",
-    "num_cases",  "num_passed", "num_failed",  "num_skipped", "num_cancelled", "utf8_replaced"};
+    "session_id", "source",     "version",      "hostname",    "user",          "argv",
+    "system",     "prefix",     "config_files", "start_time",  "end_time",      "exit_code",
+    "num_cases",  "num_passed", "num_failed",   "num_skipped", "num_cancelled", "utf8_replaced"};
 
 void BindSession(SqliteStmt& st, const SessionInfo& s, const std::string& source, const StoredSession& n) {
   Binder(st, 1)(s.session_id)(source)(s.version)(s.hostname)(s.user)(JsonText(Json(s.argv)))(s.system)(s.prefix)(
@@ -133,15 +133,46 @@ StoredSession ReadSession(const SqliteStmt& st, int first) {
   return out;
 }
 
-const std::vector<std::string> kCaseColumns = {
-    "case_id",      "name",         "display_name",      "unique_name",       "descr",
-    "file",         "file_sha256",  "parameters",        "tags",              "maintainers",
-    "system",       "partition",    "environ",           "result",            "fail_stage",
-    "fail_reason",  "repetition",   "attempt",           "start_time",        "end_time",
-    "timings",      "job_id",       "job_state",         "exit_code",         "nodelist",
-    "job_submit_time", "job_completion_time", "job_noticed_time", "num_tasks", "num_tasks_per_node",
-    "num_cpus_per_task", "num_gpus_per_node", "exclusive_access", "env_vars", "modules",
-    "extra_resources", "stagedir",   "outputdir",         "utf8_replaced",     "scaling_axes"};
+const std::vector<std::string> kCaseColumns = {"case_id",
+                                               "name",
+                                               "display_name",
+                                               "unique_name",
+                                               "descr",
+                                               "file",
+                                               "file_sha256",
+                                               "parameters",
+                                               "tags",
+                                               "maintainers",
+                                               "system",
+                                               "partition",
+                                               "environ",
+                                               "result",
+                                               "fail_stage",
+                                               "fail_reason",
+                                               "repetition",
+                                               "attempt",
+                                               "start_time",
+                                               "end_time",
+                                               "timings",
+                                               "job_id",
+                                               "job_state",
+                                               "exit_code",
+                                               "nodelist",
+                                               "job_submit_time",
+                                               "job_completion_time",
+                                               "job_noticed_time",
+                                               "num_tasks",
+                                               "num_tasks_per_node",
+                                               "num_cpus_per_task",
+                                               "num_gpus_per_node",
+                                               "exclusive_access",
+                                               "env_vars",
+                                               "modules",
+                                               "extra_resources",
+                                               "stagedir",
+                                               "outputdir",
+                                               "utf8_replaced",
+                                               "scaling_axes"};
 
 void BindCase(SqliteStmt& st, int first, const CaseResult& c, const std::string& sha) {
   Binder(st, first)(c.id)(c.name)(c.display_name)(c.unique_name)(c.descr)(c.file)(sha)(Pairs(c.parameters))(

@@ -17,11 +17,11 @@ TEST(Store, NewStoreIsWalWithSchemaVersion) {
   EXPECT_EQ(Sql(path, "SELECT value FROM meta WHERE key = 'schema_version'"), std::to_string(kStoreSchemaVersion));
   EXPECT_TRUE(StartsWith(Sql(path, "SELECT value FROM meta WHERE key = 'created_by'"), "hetbench "));
   // The indexes the queries use.
-  for (const char* index : {"cases_by_name", "cases_by_system", "cases_by_time", "cases_by_session", "perf_by_case",
-                            "sessions_by_time"}) {
-    EXPECT_EQ(Sql(path, std::string("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '") + index +
-                            "'"),
-              "1")
+  for (const char* index :
+       {"cases_by_name", "cases_by_system", "cases_by_time", "cases_by_session", "perf_by_case", "sessions_by_time"}) {
+    EXPECT_EQ(
+        Sql(path, std::string("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '") + index + "'"),
+        "1")
         << index;
   }
 }
@@ -37,7 +37,9 @@ TEST(Store, InvalidUtf8IsReplacedAndRecorded) {
   SessionInfo session = Session("s1", 1000);
   session.system = "box\xff";
   CaseResult latin1 = Case("latin1", "box\xff", "cpu", 1001, "fail");
-  latin1.fail_reason = "sanity: Gr\xfc\xdf" "e not found";
+  latin1.fail_reason =
+      "sanity: Gr\xfc\xdf"
+      "e not found";
   CaseResult clean = Case("clean", "box", "cpu", 1002);
   ASSERT_TRUE(store->Add(session, {latin1, clean}).ok());
   EXPECT_EQ(Sql(path, "SELECT utf8_replaced FROM sessions"), "[\"/system\"]");
@@ -74,8 +76,9 @@ TEST(Store, FigureOfMeritAndBetterAreKept) {
   c.perf = {tput, loss};
   c.scaling_axes = {"ranks"};
   ASSERT_TRUE(store->Add(Session("s1", 1000), {c}).ok());
-  EXPECT_EQ(Sql(path, "SELECT group_concat(name || ':' || figure_of_merit || ':' || better, ' ') FROM "
-                      "(SELECT * FROM perf ORDER BY id)"),
+  EXPECT_EQ(Sql(path,
+                "SELECT group_concat(name || ':' || figure_of_merit || ':' || better, ' ') FROM "
+                "(SELECT * FROM perf ORDER BY id)"),
             "throughput:1: loss:0:lower");
   auto cases = store->Cases({});
   ASSERT_TRUE(cases.ok());
@@ -100,10 +103,11 @@ TEST(Store, VersionOneStoresAreMigrated) {
     ASSERT_TRUE(store);
     ASSERT_TRUE(store->Add(Session("s1", 1000), {Case("a", "x", "y", 1001)}).ok());
   }
-  SqlExec(path, "ALTER TABLE cases DROP COLUMN utf8_replaced; ALTER TABLE sessions DROP COLUMN utf8_replaced; "
-                "ALTER TABLE perf DROP COLUMN figure_of_merit; ALTER TABLE perf DROP COLUMN better; "
-                "ALTER TABLE cases DROP COLUMN scaling_axes; "
-                "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  SqlExec(path,
+          "ALTER TABLE cases DROP COLUMN utf8_replaced; ALTER TABLE sessions DROP COLUMN utf8_replaced; "
+          "ALTER TABLE perf DROP COLUMN figure_of_merit; ALTER TABLE perf DROP COLUMN better; "
+          "ALTER TABLE cases DROP COLUMN scaling_axes; "
+          "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   auto store = MustOpen(path, Existing());
   ASSERT_TRUE(store);
   EXPECT_EQ(store->schema_version(), kStoreSchemaVersion);

@@ -20,16 +20,15 @@
 #include <map>
 #include <thread>
 
-#include "util/sha256.h"
 #include "util/fs.h"
+#include "util/sha256.h"
 #include "util/strings.h"
 #include "util/test_temp_dir.h"
 
 namespace hb {
 
-
-inline PerfResult Perf(const std::string& name, double value, const std::string& unit, std::optional<Reference> ref = {},
-                const std::string& verdict = "none") {
+inline PerfResult Perf(const std::string& name, double value, const std::string& unit,
+                       std::optional<Reference> ref = {}, const std::string& verdict = "none") {
   PerfResult p;
   p.name = name;
   p.value = value;
@@ -40,7 +39,7 @@ inline PerfResult Perf(const std::string& name, double value, const std::string&
 }
 
 inline CaseResult Case(const std::string& name, const std::string& system, const std::string& part, double start,
-                const std::string& result = "pass") {
+                       const std::string& result = "pass") {
   CaseResult c;
   c.name = name;
   c.display_name = name;

@@ -13,9 +13,9 @@ namespace hb {
 
 int SyslogFacility(const std::string& name) {
   static const std::map<std::string, int> kFacilities = {
-      {"kern", 0},    {"user", 1},    {"mail", 2},     {"daemon", 3},  {"auth", 4},    {"security", 4},
-      {"syslog", 5},  {"lpr", 6},     {"news", 7},     {"uucp", 8},    {"cron", 9},    {"authpriv", 10},
-      {"ftp", 11},    {"local0", 16}, {"local1", 17},  {"local2", 18}, {"local3", 19}, {"local4", 20},
+      {"kern", 0},    {"user", 1},    {"mail", 2},    {"daemon", 3},  {"auth", 4},    {"security", 4},
+      {"syslog", 5},  {"lpr", 6},     {"news", 7},    {"uucp", 8},    {"cron", 9},    {"authpriv", 10},
+      {"ftp", 11},    {"local0", 16}, {"local1", 17}, {"local2", 18}, {"local3", 19}, {"local4", 20},
       {"local5", 21}, {"local6", 22}, {"local7", 23}};
   auto it = kFacilities.find(name);
   return it == kFacilities.end() ? -1 : it->second;
@@ -30,8 +30,9 @@ std::string SyslogFrame(int facility, const std::string& message) {
 
 Status CheckSyslogConfig(const SyslogConfig& cfg) {
   if (SyslogFacility(cfg.facility) < 0)
-    return Status::Error("syslog handler: unknown facility '" + cfg.facility +
-                         "' (kern, user, mail, daemon, auth, syslog, lpr, news, uucp, cron, authpriv, ftp, local0..local7)");
+    return Status::Error(
+        "syslog handler: unknown facility '" + cfg.facility +
+        "' (kern, user, mail, daemon, auth, syslog, lpr, news, uucp, cron, authpriv, ftp, local0..local7)");
   if (cfg.socktype != "udp" && cfg.socktype != "tcp")
     return Status::Error("syslog handler: socktype must be 'udp' or 'tcp', got '" + cfg.socktype + "'");
   if (cfg.address.empty()) return Status::Error("syslog handler: 'address' is required (host:port or a socket path)");

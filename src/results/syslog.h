@@ -25,7 +25,7 @@
 namespace hb {
 
 struct SyslogConfig {
-  std::string address;          // "host:port" or a Unix socket path
+  std::string address;           // "host:port" or a Unix socket path
   std::string socktype = "udp";  // udp | tcp
   std::string facility = "user";
   PerflogFormat fmt;  // ReFrame's defaults for handlers: format "%(message)s", format_perfvars ""

@@ -6,9 +6,9 @@
 #include <map>
 
 #include "check/performance.h"
-#include "util/regex.h"
 #include "model/bind.h"
 #include "util/fs.h"
+#include "util/regex.h"
 #include "util/strings.h"
 
 namespace hb {
@@ -39,8 +39,8 @@ PerfOutcome CheckPerformance(const TestSpec& s, const TestCase& tc, const Partit
   }
   for (const PerfSpec& ps : s.performance)
     if (!ps.expr.empty())
-      got.emplace(ps.name, values.count(ps.name) ? Result<double>(values[ps.name])
-                                                 : EvaluateDerived(ps, values, *tc.names));
+      got.emplace(ps.name,
+                  values.count(ps.name) ? Result<double>(values[ps.name]) : EvaluateDerived(ps, values, *tc.names));
   for (const PerfSpec& ps : s.performance) {
     const auto& v = got.at(ps.name);
     if (!v.ok()) {
@@ -78,9 +78,8 @@ std::vector<std::string> KeepFiles(const std::string& stagedir, const std::strin
           continue;
         }
         std::error_code ec;
-        std::filesystem::copy(p, *dest,
-                              std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing,
-                              ec);
+        std::filesystem::copy(
+            p, *dest, std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing, ec);
         if (ec) notes.push_back("could not keep '" + rel + "': " + ec.message());
       }
     }

@@ -51,8 +51,8 @@ Status AddContainer(const CaseJobInput& in, const std::string& image, ScriptPart
   if (!s.container.enabled || TraitsOf(*in.part).remote_files) return Status::OK();
   std::vector<std::string> words = {p->executable};
   if (!p->executable.empty()) words.insert(words.end(), p->executable_opts.begin(), p->executable_opts.end());
-  auto lines = ContainerFor(s.container, image, *in.part, in.tc->system + ":" + in.tc->partition,
-                            s.num_gpus_per_node, in.stagedir, Join(words, " "));
+  auto lines = ContainerFor(s.container, image, *in.part, in.tc->system + ":" + in.tc->partition, s.num_gpus_per_node,
+                            in.stagedir, Join(words, " "));
   if (!lines.ok()) return lines.status();
   // ReFrame: the launch command replaces the executable and its options;
   // image pulls follow the test's prerun_cmds; the platform's modules and

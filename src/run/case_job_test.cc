@@ -112,8 +112,7 @@ TEST(CaseJob, EnvironmentLevelsInOrder) {
   auto lines = EnvironLines(f.in);
   ASSERT_TRUE(lines.ok()) << lines.status().str();
   std::string text = Join(*lines, "\n");
-  size_t sys = text.find("sysmod"), part = text.find("partmod"), env = text.find("gcc/12"),
-         test = text.find("testmod");
+  size_t sys = text.find("sysmod"), part = text.find("partmod"), env = text.find("gcc/12"), test = text.find("testmod");
   ASSERT_NE(sys, std::string::npos) << text;
   EXPECT_LT(sys, text.find("SYS_VAR")) << text;
   EXPECT_LT(text.find("SYS_VAR"), part) << text;

@@ -48,7 +48,9 @@ std::string Command(const TestCase& c, const std::string& job, const CiOptions& 
 
 std::string CiJobName(const std::string& id) {
   std::string name;
-  for (char c : id) name += std::isalnum(static_cast<unsigned char>(c)) || std::string("_.:@%+=-").find(c) != std::string::npos ? c : '_';
+  for (char c : id)
+    name +=
+        std::isalnum(static_cast<unsigned char>(c)) || std::string("_.:@%+=-").find(c) != std::string::npos ? c : '_';
   if (name.empty() || name[0] == '.') name = "hb-" + name;
   if (name.size() > 255) name = name.substr(0, 246) + "-" + ShortHash(id);
   return name;
@@ -57,14 +59,14 @@ std::string CiJobName(const std::string& id) {
 Result<std::string> GitlabPipeline(const std::vector<TestCase>& cases, const CiOptions& opts) {
   // Names first (dependencies come before their dependents).
   std::vector<std::string> names(cases.size());
-  std::set<std::string> taken = {"stages", "variables", "image", "cache", "default", "include", "workflow",
-                                 "before_script", "after_script", "services", "pages"};
+  std::set<std::string> taken = {"stages",   "variables",     "image",        "cache",    "default", "include",
+                                 "workflow", "before_script", "after_script", "services", "pages"};
   for (size_t i = 0; i < cases.size(); ++i) {
     const TestCase& c = cases[i];
     if (!c.missing_deps.empty())
       return Status::Error("--ci-generate: case '" + c.id + "' depends on " + Join(c.missing_deps, ", ") +
-                           ", which has no case on " + c.system + ":" + c.partition + " in environment '" +
-                           c.environ + "' (an unknown dependency for the pipeline)");
+                           ", which has no case on " + c.system + ":" + c.partition + " in environment '" + c.environ +
+                           "' (an unknown dependency for the pipeline)");
     std::string name = CiJobName(c.id);
     if (taken.count(name)) name = name.substr(0, 246) + "-" + ShortHash(c.id + std::to_string(i));
     taken.insert(name);

@@ -27,9 +27,9 @@
 namespace hb {
 
 struct CiOptions {
-  std::string program = "hetbench";      // the command the jobs run
-  std::vector<std::string> run_args;     // carried options, as words
-  std::vector<std::string> test_paths;   // -c
+  std::string program = "hetbench";     // the command the jobs run
+  std::vector<std::string> run_args;    // carried options, as words
+  std::vector<std::string> test_paths;  // -c
 };
 
 // The job name for a case id.

@@ -84,7 +84,8 @@ name: b
 executable: echo
 depends_on: [a]
 sanity: [{exit_code: 0}]
-)", "t.yaml");
+)",
+                                   "t.yaml");
   ASSERT_TRUE(suite.ok());
   auto text = GitlabPipeline(Cases(*suite), CiOptions());
   ASSERT_FALSE(text.ok());

@@ -59,8 +59,8 @@ void Console::DrawStatus() {
     std::fflush(out_);  // line by line when piped, so logs follow progress
     return;
   }
-  std::string line = "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " +
-                     std::to_string(running_.size()) + " running";
+  std::string line =
+      "[" + std::to_string(done_) + "/" + std::to_string(total_) + "] " + std::to_string(running_.size()) + " running";
   if (!running_.empty()) line += ": " + running_.front();
   // One line of the terminal, whatever its width (a wrapped status line
   // cannot be redrawn).
@@ -154,9 +154,12 @@ std::pair<std::string, std::string> ScaledValue(double value, const std::string&
   std::string u = unit;
   if (unit == "s" && std::isfinite(value) && value != 0) {
     double a = std::fabs(value);
-    if (a < 1e-6) f = 1e9, u = "ns";
-    else if (a < 1e-3) f = 1e6, u = "\u00b5s";
-    else if (a < 1) f = 1e3, u = "ms";
+    if (a < 1e-6)
+      f = 1e9, u = "ns";
+    else if (a < 1e-3)
+      f = 1e6, u = "\u00b5s";
+    else if (a < 1)
+      f = 1e3, u = "ms";
   }
   if (scale) *scale = f;
   return {Short(value * f), u};
@@ -169,7 +172,8 @@ std::string PerformanceTable(const std::vector<CaseResult>& results, const Previ
   if (repeated) header.push_back("rep");
   header.insert(header.end(), {"variable", "value", "unit", "reference", "lower", "upper", "verdict"});
   if (previous) header.insert(header.end(), {"previous", "change"});
-  static const std::vector<std::string> kNumeric = {"rep", "value", "reference", "lower", "upper", "previous", "change"};
+  static const std::vector<std::string> kNumeric = {"rep",   "value",    "reference", "lower",
+                                                    "upper", "previous", "change"};
   std::vector<std::vector<std::string>> rows = {header};
   for (const auto& r : results) {
     // A case's figure of merit leads its rows, marked with a star.
@@ -263,11 +267,16 @@ void Console::Summary(const std::vector<CaseResult>& results, bool interrupted) 
   ClearStatus();
   size_t passed = 0, failed = 0, skipped = 0, cancelled = 0, dry = 0;
   for (const auto& r : results) {
-    if (r.result == "pass") ++passed;
-    else if (r.result == "skip") ++skipped;
-    else if (r.result == "dry-run") ++dry;
-    else if (r.result == "cancelled") ++cancelled;
-    else ++failed;
+    if (r.result == "pass")
+      ++passed;
+    else if (r.result == "skip")
+      ++skipped;
+    else if (r.result == "dry-run")
+      ++dry;
+    else if (r.result == "cancelled")
+      ++cancelled;
+    else
+      ++failed;
   }
   if (failed > 0) {
     std::fprintf(out_, "\n%s\n", Paint("FAILURES", kRed).c_str());

@@ -84,8 +84,14 @@ TEST(Console, ATrainingCaseIsOneLine) {
   r.perf[0].name = "throughput";
   r.perf[0].unit = "samples/s";
   r.perf[0].figure_of_merit = true;
-  for (auto [name, value] : {std::pair{"step_time", 1.41}, {"data_wait", 0.01}, {"h2d_copy", 0.0}, {"forward", 0.2},
-                             {"backward", 0.4}, {"rank_wait", 0.1}, {"allreduce", 0.2}, {"optimizer", 0.09}}) {
+  for (auto [name, value] : {std::pair{"step_time", 1.41},
+                             {"data_wait", 0.01},
+                             {"h2d_copy", 0.0},
+                             {"forward", 0.2},
+                             {"backward", 0.4},
+                             {"rank_wait", 0.1},
+                             {"allreduce", 0.2},
+                             {"optimizer", 0.09}}) {
     PerfResult p;
     p.name = name;
     p.value = value;
@@ -126,13 +132,12 @@ TEST(Console, TheFigureOfMeritLeadsItsCase) {
 
 TEST(Console, ColorFollowsTheFlagAndNoColor) {
   EXPECT_TRUE(*ColorChoice("auto", true, nullptr));
-  EXPECT_TRUE(*ColorChoice("auto", true, ""));   // NO_COLOR= (empty) does not count
+  EXPECT_TRUE(*ColorChoice("auto", true, ""));  // NO_COLOR= (empty) does not count
   EXPECT_FALSE(*ColorChoice("auto", true, "1"));
   EXPECT_FALSE(*ColorChoice("auto", false, nullptr));
   EXPECT_TRUE(*ColorChoice("always", false, "1"));
   EXPECT_FALSE(*ColorChoice("never", true, nullptr));
-  EXPECT_EQ(ColorChoice("yes", true, nullptr).status().message(),
-            "--color: expected auto, always or never, got 'yes'");
+  EXPECT_EQ(ColorChoice("yes", true, nullptr).status().message(), "--color: expected auto, always or never, got 'yes'");
   // A terminal without colour: the status line redraws, no colour sequence.
   std::string out = Shown(1, "a @s:p+e");
   EXPECT_EQ(out.find("\033[1m"), std::string::npos) << out;

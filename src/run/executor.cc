@@ -11,7 +11,6 @@
 #include "buildsys/build_system.h"
 #include "check/performance.h"
 #include "check/reference.h"
-#include "util/regex.h"
 #include "check/sanity.h"
 #include "config/detect.h"
 #include "launch/launcher.h"
@@ -24,6 +23,7 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/regex.h"
 #include "util/signals.h"
 #include "util/strings.h"
 
@@ -89,11 +89,11 @@ struct Executor::Task {
   const Environment* env = nullptr;
   Scheduler* sched = nullptr;  // of the job in flight
   Job job;
-  bool local_slot = false;     // counts against max_local_jobs while in flight
+  bool local_slot = false;  // counts against max_local_jobs while in flight
   std::string stagedir, outputdir;
-  Status folders;              // why stagedir/outputdir could not be made (Setup fails the case)
-  std::vector<Task*> deps;     // tasks this one waits for
-  int dependents_left = 0;     // tasks still to run that may read our stage dir
+  Status folders;           // why stagedir/outputdir could not be made (Setup fails the case)
+  std::vector<Task*> deps;  // tasks this one waits for
+  int dependents_left = 0;  // tasks still to run that may read our stage dir
   bool remove_stage_when_free = false;
   double stage_started = 0;
   // A build that runs inside the job (container backends): its script.
@@ -252,7 +252,8 @@ std::vector<CaseResult> Executor::Run() {
     //    confirm the cancellations, then give up on them.
     if (interrupted_ && clock_->Monotonic() - interrupted_at_ >= kInterruptGrace) {
       std::vector<Task*> left = in_flight_;
-      for (Task* t : left) Finish(t, "cancelled", "run", "cancelled (interrupted; the scheduler did not confirm in time)");
+      for (Task* t : left)
+        Finish(t, "cancelled", "run", "cancelled (interrupted; the scheduler did not confirm in time)");
     }
   }
   if (interrupted_ || aborted_)
@@ -325,9 +326,9 @@ std::string Executor::CutOversizedOutput(Task* t) {
     uint64_t size = FileSize(*path);
     if (*path == t->output_over) size = std::max(size, t->output_seen);
     if (size <= limit) continue;
-    Status st = TruncateWithMarker(*path, limit,
-                                   "\n[hetbench: output cut here at " + FormatByteSize(limit) +
-                                       " (general: max_output_per_case)]\n");
+    Status st = TruncateWithMarker(
+        *path, limit,
+        "\n[hetbench: output cut here at " + FormatByteSize(limit) + " (general: max_output_per_case)]\n");
     cut.push_back(BaseName(*path) + (st.ok() ? "" : " (could not cut it: " + st.message() + ")"));
   }
   if (cut.empty()) return "";
@@ -422,8 +423,8 @@ void Executor::StartReadyTasks() {
     if (!t->tc->missing_deps.empty()) {
       t->result.start_time = t->result.end_time = clock_->Wall();
       Finish(t, "skip", "setup",
-             "dependency '" + t->tc->missing_deps[0] + "' has no case on " + t->tc->system + ":" +
-                 t->tc->partition + "+" + t->tc->environ);
+             "dependency '" + t->tc->missing_deps[0] + "' has no case on " + t->tc->system + ":" + t->tc->partition +
+                 "+" + t->tc->environ);
       continue;
     }
     if (!failed_dep.empty()) {
@@ -641,8 +642,8 @@ void Executor::OnJobDone(Task* t) {
       auto err = ReadFile(t->job.stderr_path);
       std::string why = BuildFailureReason(err.ok() ? *err : "");
       Finish(t, "fail", "build",
-             "exit code " + std::to_string(js.exit_code) + (why.empty() ? "" : ": " + why) + " (log: " +
-                 JoinPath(t->outputdir, kBuildErr) + ")");
+             "exit code " + std::to_string(js.exit_code) + (why.empty() ? "" : ": " + why) +
+                 " (log: " + JoinPath(t->outputdir, kBuildErr) + ")");
       return;
     }
     Status st = SubmitRun(t);
@@ -766,10 +767,13 @@ void Executor::Cleanup(Task* t) {
     if (!st.ok()) console_->Note("hetbench: could not keep '" + std::string(f) + "': " + st.message());
   }
   if (t->spec)
-    for (const auto& note : KeepFiles(t->stagedir, t->outputdir, t->spec->keep_files)) console_->Note("hetbench: " + note);
+    for (const auto& note : KeepFiles(t->stagedir, t->outputdir, t->spec->keep_files))
+      console_->Note("hetbench: " + note);
   if (t->result.result == "pass" && !opts_.keep_stage_files) {
-    if (t->dependents_left > 0) t->remove_stage_when_free = true;
-    else RemoveStage(t->stagedir);
+    if (t->dependents_left > 0)
+      t->remove_stage_when_free = true;
+    else
+      RemoveStage(t->stagedir);
   }
 }
 

@@ -34,15 +34,15 @@
 namespace hb {
 
 struct ExecOptions {
-  bool serial = false;          // --exec-policy serial
-  int max_retries = 0;          // --max-retries
-  int maxfail = 0;              // --maxfail (0 = no limit)
-  int repeat = 1;               // --repeat
-  int max_local_jobs = 0;       // 0 = number of CPUs
-  bool dry_run = false;         // write scripts, run nothing
+  bool serial = false;     // --exec-policy serial
+  int max_retries = 0;     // --max-retries
+  int maxfail = 0;         // --maxfail (0 = no limit)
+  int repeat = 1;          // --repeat
+  int max_local_jobs = 0;  // 0 = number of CPUs
+  bool dry_run = false;    // write scripts, run nothing
   bool keep_stage_files = false;
-  bool skip_sanity = false;       // --skip-sanity-check
-  bool skip_performance = false;  // --skip-performance-check: no performance stage
+  bool skip_sanity = false;              // --skip-sanity-check
+  bool skip_performance = false;         // --skip-performance-check: no performance stage
   std::vector<std::string> job_options;  // -J
   // What the command line adds to the backends' options (--dry-run is
   // copied in; --kubeconfig, --keep-failed-jobs, the local kill grace).

@@ -13,19 +13,19 @@
 #include <map>
 #include <set>
 
+#include "run/run_test_util.h"
 #include "sched/scheduler_factory.h"
 #include "util/fs.h"
-#include "run/run_test_util.h"
 
 namespace hb {
 namespace {
 
 // How one job of a test goes, in fake seconds.
 struct Fate {
-  double queue_s = 0;       // queued before it runs
-  double run_s = 1;         // then runs this long
+  double queue_s = 0;  // queued before it runs
+  double run_s = 1;    // then runs this long
   int exit_code = 0;
-  std::string out = "ok\n";  // its stdout, written when it ends
+  std::string out = "ok\n";    // its stdout, written when it ends
   bool ignore_cancel = false;  // a scheduler that never confirms a cancellation
 };
 
@@ -43,7 +43,7 @@ struct World {
   std::vector<double> polls;  // monotonic times of the Poll calls
   std::vector<std::string> cancelled;
   int running = 0, most_running = 0;  // jobs submitted and not yet ended
-  std::set<std::string> finished;       // job names, in the order they ended
+  std::set<std::string> finished;     // job names, in the order they ended
   std::vector<std::string> end_order;
 };
 World* g_world = nullptr;
@@ -431,7 +431,8 @@ TEST(ExecutorLoop, SameInputSameRun) {
     run.Go(Tests(4), opts);
     std::vector<std::string> trace;
     for (const auto& s : run.world.submitted) trace.push_back(s.name + "@" + std::to_string(s.at));
-    for (const auto& r : run.results) trace.push_back(r.display_name + "=" + r.result + "/" + std::to_string(r.end_time));
+    for (const auto& r : run.results)
+      trace.push_back(r.display_name + "=" + r.result + "/" + std::to_string(r.end_time));
     return trace;
   };
   EXPECT_EQ(once(), once());

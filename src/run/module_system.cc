@@ -61,16 +61,14 @@ std::vector<std::string> InitLines(const std::string& modules_system) {
     test = "[ \"$(type -t spack)\" = function ]";
     files = "\"${SPACK_ROOT:+$SPACK_ROOT/share/spack/setup-env.sh}\"";
   } else if (modules_system == "lmod") {
-    files = "\"${LMOD_PKG:+$LMOD_PKG/init/bash}\" /usr/share/lmod/lmod/init/bash /etc/profile.d/z00_lmod.sh "
-            "/etc/profile.d/lmod.sh";
+    files =
+        "\"${LMOD_PKG:+$LMOD_PKG/init/bash}\" /usr/share/lmod/lmod/init/bash /etc/profile.d/z00_lmod.sh "
+        "/etc/profile.d/lmod.sh";
   } else {
     files = "\"${MODULESHOME:+$MODULESHOME/init/bash}\" /usr/share/modules/init/bash /etc/profile.d/modules.sh";
   }
-  return {"if ! " + test + "; then",
-          "  for _hb_init in " + files + "; do",
-          "    if [ -r \"$_hb_init\" ]; then . \"$_hb_init\"; break; fi",
-          "  done",
-          "fi"};
+  return {"if ! " + test + "; then", "  for _hb_init in " + files + "; do",
+          "    if [ -r \"$_hb_init\" ]; then . \"$_hb_init\"; break; fi", "  done", "fi"};
 }
 
 std::string Command(const std::string& tool, const std::string& verb, const std::vector<std::string>& args) {
@@ -80,17 +78,21 @@ std::string Command(const std::string& tool, const std::string& verb, const std:
 }
 
 Status Unsupported(const std::string& modules_system, const ModuleSpec& m, const std::string& what) {
-  return Status::Error("module '" + m.name + "' asks for " + what + ", which modules_system '" +
-                       modules_system + "' does not have");
+  return Status::Error("module '" + m.name + "' asks for " + what + ", which modules_system '" + modules_system +
+                       "' does not have");
 }
 
 Status ModuleCommands(const std::string& sys, const ModuleSpec& m, std::vector<std::string>* out) {
   if (m.collection && !HasCollections(sys)) return Unsupported(sys, m, "a module collection");
   if (!m.path.empty()) out->push_back(Command("module", "use", {m.path}));
-  if (m.collection) out->push_back(Command("module", "restore", {m.name}));
-  else if (m.unload) out->push_back(Command("module", "unload", {m.name}));
-  else if (!m.swap.empty()) out->push_back(Command("module", "swap", {m.swap, m.name}));
-  else out->push_back(Command("module", "load", {m.name}));
+  if (m.collection)
+    out->push_back(Command("module", "restore", {m.name}));
+  else if (m.unload)
+    out->push_back(Command("module", "unload", {m.name}));
+  else if (!m.swap.empty())
+    out->push_back(Command("module", "swap", {m.swap, m.name}));
+  else
+    out->push_back(Command("module", "load", {m.name}));
   return Status::OK();
 }
 
@@ -106,8 +108,7 @@ Status SpackCommands(const ModuleSpec& m, std::vector<std::string>* out) {
 }  // namespace
 
 Result<std::vector<std::string>> EnvironmentLines(const std::string& modules_system,
-                                                  const std::vector<EnvLevel>& levels,
-                                                  const ModuleMappings& mappings) {
+                                                  const std::vector<EnvLevel>& levels, const ModuleMappings& mappings) {
   Tool tool = ToolOf(modules_system);
   std::vector<std::string> body;
   bool any_module = false;

@@ -36,13 +36,11 @@ const std::vector<ModuleSpec> kEveryForm = {{.name = "gcc/12"},
 
 TEST(ModuleSystem, ModuleCommandsForEveryTclAndLuaModuleSystem) {
   for (const char* sys : {"lmod", "tmod", "tmod31", "tmod32", "tmod4", "envmod"}) {
-    EXPECT_EQ(BodyFor(sys, {{kEveryForm, {}}}),
-              std::vector<std::string>({"_hb_module module load gcc/12",
-                                        "_hb_module module use '/opt/my modules'",
-                                        "_hb_module module load cray-mpich",
-                                        "_hb_module module swap PrgEnv-cray PrgEnv-gnu",
-                                        "_hb_module module unload darshan",
-                                        "_hb_module module load 'foo;touch /tmp/pwned'"}))
+    EXPECT_EQ(
+        BodyFor(sys, {{kEveryForm, {}}}),
+        std::vector<std::string>({"_hb_module module load gcc/12", "_hb_module module use '/opt/my modules'",
+                                  "_hb_module module load cray-mpich", "_hb_module module swap PrgEnv-cray PrgEnv-gnu",
+                                  "_hb_module module unload darshan", "_hb_module module load 'foo;touch /tmp/pwned'"}))
         << sys;
   }
 }
@@ -60,13 +58,11 @@ TEST(ModuleSystem, CollectionsAreRestoredWhereTheModuleSystemHasThem) {
 }
 
 TEST(ModuleSystem, SpackLoadsSpecs) {
-  std::vector<ModuleSpec> specs = {{.name = "hdf5@1.14 +mpi"},
-                                   {.name = "openmpi@5", .swap = "mpich"},
-                                   {.name = "darshan-runtime", .unload = true}};
-  EXPECT_EQ(BodyFor("spack", {{specs, {}}}), std::vector<std::string>({"_hb_module spack load 'hdf5@1.14 +mpi'",
-                                                                        "_hb_module spack unload mpich",
-                                                                        "_hb_module spack load openmpi@5",
-                                                                        "_hb_module spack unload darshan-runtime"}));
+  std::vector<ModuleSpec> specs = {
+      {.name = "hdf5@1.14 +mpi"}, {.name = "openmpi@5", .swap = "mpich"}, {.name = "darshan-runtime", .unload = true}};
+  EXPECT_EQ(BodyFor("spack", {{specs, {}}}),
+            std::vector<std::string>({"_hb_module spack load 'hdf5@1.14 +mpi'", "_hb_module spack unload mpich",
+                                      "_hb_module spack load openmpi@5", "_hb_module spack unload darshan-runtime"}));
   auto r = EnvironmentLines("spack", {{{{.name = "x", .path = "/opt/mf"}}, {}}});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().str(), "module 'x' asks for a module path, which modules_system 'spack' does not have");
@@ -78,8 +74,7 @@ TEST(ModuleSystem, MappingsApplyToEveryLevel) {
   auto r = EnvironmentLines("lmod", {{{{.name = "PrgEnv"}}, {}}, {{{.name = "PrgEnv"}}, {}}}, *mappings);
   ASSERT_TRUE(r.ok()) << r.status().str();
   EXPECT_EQ(Body(*r), std::vector<std::string>({"_hb_module module load gcc/12", "_hb_module module load openmpi/4",
-                                                "_hb_module module load gcc/12",
-                                                "_hb_module module load openmpi/4"}));
+                                                "_hb_module module load gcc/12", "_hb_module module load openmpi/4"}));
 }
 
 TEST(ModuleSystem, NomodWritesNoModuleCommands) {
@@ -93,10 +88,10 @@ TEST(ModuleSystem, LevelsInOrderEachModulesThenVariables) {
                                   {{{.name = "partmod"}}, {{"PART", "$SYS:2"}}},
                                   {{{.name = "envmod"}}, {}},
                                   {{{.name = "testmod"}}, {{"T", "'a b'"}}}};
-  EXPECT_EQ(BodyFor("lmod", levels), std::vector<std::string>({"_hb_module module load sysmod", "export SYS=1",
-                                                               "_hb_module module load partmod",
-                                                               "export PART=$SYS:2", "_hb_module module load envmod",
-                                                               "_hb_module module load testmod", "export T='a b'"}));
+  EXPECT_EQ(BodyFor("lmod", levels),
+            std::vector<std::string>({"_hb_module module load sysmod", "export SYS=1", "_hb_module module load partmod",
+                                      "export PART=$SYS:2", "_hb_module module load envmod",
+                                      "_hb_module module load testmod", "export T='a b'"}));
 }
 
 TEST(ModuleSystem, HelperAndInitOnlyWhenAModuleIsLoaded) {
@@ -124,7 +119,8 @@ TEST(ModuleSystem, HelperAndInitOnlyWhenAModuleIsLoaded) {
 // Runs the lines in bash with a stand-in `module` function; returns the
 // exit status and leaves stdout and stderr in the folder.
 int RunWithFakeModule(const TempDir& dir, const std::vector<std::string>& lines) {
-  std::string script = "cd " + ShellQuote(dir.path()) + "\n"
+  std::string script = "cd " + ShellQuote(dir.path()) +
+                       "\n"
                        "module() {\n"
                        "  case \"$2\" in\n"
                        "    good) export GOOD=1; echo 'a warning' >&2 ;;\n"
@@ -134,8 +130,8 @@ int RunWithFakeModule(const TempDir& dir, const std::vector<std::string>& lines)
                        "}\n" +
                        Join(lines, "\n") + "\necho \"reached GOOD=$GOOD\"\n";
   dir.Write("job.sh", script);
-  std::string cmd = "bash " + ShellQuote(dir / "job.sh") + " >" + ShellQuote(dir / "out") + " 2>" +
-                    ShellQuote(dir / "err");
+  std::string cmd =
+      "bash " + ShellQuote(dir / "job.sh") + " >" + ShellQuote(dir / "out") + " 2>" + ShellQuote(dir / "err");
   int rc = std::system(cmd.c_str());
   return WEXITSTATUS(rc);
 }
@@ -172,14 +168,15 @@ TEST(ModuleSystem, AMissingModuleCommandIsAFailureToo) {
   TempDir dir;
   auto lines = EnvironmentLines("spack", {{{{.name = "zlib"}}, {}}});
   ASSERT_TRUE(lines.ok());
-  dir.Write("job.sh", "cd " + ShellQuote(dir.path()) + "\nPATH=/nonexistent\nunset SPACK_ROOT\n" +
-                          Join(*lines, "\n") + "\n");
+  dir.Write("job.sh",
+            "cd " + ShellQuote(dir.path()) + "\nPATH=/nonexistent\nunset SPACK_ROOT\n" + Join(*lines, "\n") + "\n");
   std::string cmd = "/bin/bash " + ShellQuote(dir / "job.sh") + " 2>" + ShellQuote(dir / "err");
   EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 1);
   auto why = ModuleFailure(dir / "err");
   ASSERT_TRUE(why.has_value());
-  EXPECT_EQ(*why, "spack load failed: the job's shell has no 'spack' command; source the module system's shell "
-                  "set-up in the partition's prepare_cmds");
+  EXPECT_EQ(*why,
+            "spack load failed: the job's shell has no 'spack' command; source the module system's shell "
+            "set-up in the partition's prepare_cmds");
 }
 
 TEST(ModuleSystem, OtherStderrIsNoModuleFailure) {

@@ -120,7 +120,8 @@ Status Submit(const DetectTarget& t, const DetectJobOptions& o, SchedulerPool* s
 Result<Topology> Collect(const Pending& p) {
   std::string head = "partition '" + p.name + "': detection job " + p.job.id;
   std::string tail = Tail(p.job.stderr_path, kStderrTailLines);
-  std::string stderr_part = tail.empty() ? " (its standard error is empty)" : "; its standard error ends with:\n" + tail;
+  std::string stderr_part =
+      tail.empty() ? " (its standard error is empty)" : "; its standard error ends with:\n" + tail;
   std::string kept = "\n(the job's files are kept in " + p.dir + ")";
   const JobState& s = p.job.state;
   if (p.cancelled || s.kind == JobState::Kind::kTimeout)
@@ -186,8 +187,8 @@ DetectOutcome DetectPartitions(const SiteConfig& config, const std::vector<Detec
       out.results[i] = st.Prefixed("partition '" + p.name + "': cannot submit the detection job");
       continue;
     }
-    note("hetbench: detecting the topology of partition '" + p.name + "': job " + p.job.id + " (" +
-         p.sched->name() + "), time limit " + FormatHMS(p.time_limit_s));
+    note("hetbench: detecting the topology of partition '" + p.name + "': job " + p.job.id + " (" + p.sched->name() +
+         "), time limit " + FormatHMS(p.time_limit_s));
     in_flight.push_back(std::move(p));
   }
   // 2. Wait for events, poll, collect what ended, cancel what ran too long.
@@ -221,8 +222,8 @@ DetectOutcome DetectPartitions(const SiteConfig& config, const std::vector<Detec
     in_flight = std::move(still);
   }
   for (auto& p : in_flight)
-    out.results[p.index] = Status::Error("partition '" + p.name + "': detection job " + p.job.id +
-                                         " cancelled (interrupted)");
+    out.results[p.index] =
+        Status::Error("partition '" + p.name + "': detection job " + p.job.id + " cancelled (interrupted)");
   schedulers.Shutdown();
   return out;
 }
@@ -261,7 +262,8 @@ int DetectMissingTopologies(Session* session, const std::vector<std::string>& jo
   for (size_t i = 0; i < targets.size(); ++i) {
     const std::string name = sys->name + ":" + targets[i].partition->name;
     if (!out.results[i].ok()) {
-      note("hetbench: warning: remote_detect: " + out.results[i].status().str() + "\n(the run goes on without "
+      note("hetbench: warning: remote_detect: " + out.results[i].status().str() +
+           "\n(the run goes on without "
            "the partition's processor information)");
       continue;
     }

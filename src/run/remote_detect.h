@@ -35,11 +35,11 @@
 namespace hb {
 
 struct DetectJobOptions {
-  std::string exe;            // hetbench on the node; "" = general/remote_hetbench, else this binary
-  std::string workdir;        // job folders go here; "" = general/remote_workdir, else "."
-  double time_limit_s = 0;    // 0 = general/remote_detect_time_limit, else 300
+  std::string exe;                       // hetbench on the node; "" = general/remote_hetbench, else this binary
+  std::string workdir;                   // job folders go here; "" = general/remote_workdir, else "."
+  double time_limit_s = 0;               // 0 = general/remote_detect_time_limit, else 300
   std::vector<std::string> job_options;  // -J, after the partition's access options
-  double kill_grace_s = 2;    // local jobs: SIGTERM -> SIGKILL
+  double kill_grace_s = 2;               // local jobs: SIGTERM -> SIGKILL
 };
 
 // `cli` with what it leaves unset taken from a partition's `general` options.

@@ -33,9 +33,10 @@ environments:
 // A stand-in for hetbench on the node: `detect --json -o FILE` runs `body`
 // with $4 = FILE.
 std::string FakeHetbench(const TempDir& dir, const std::string& body) {
-  std::string path = dir.Write("bin/hetbench", "#!/bin/bash\n"
-                                               "[ \"$1 $2 $3\" = 'detect --json -o' ] || { echo \"bad args: $*\" >&2; exit 99; }\n" +
-                                                   body + "\n");
+  std::string path = dir.Write("bin/hetbench",
+                               "#!/bin/bash\n"
+                               "[ \"$1 $2 $3\" = 'detect --json -o' ] || { echo \"bad args: $*\" >&2; exit 99; }\n" +
+                                   body + "\n");
   chmod(path.c_str(), 0755);
   return path;
 }
@@ -69,7 +70,8 @@ TEST(RemoteDetect, OptionsComeFromTheCommandLineThenGeneral) {
   EXPECT_EQ(o->time_limit_s, 300);
   EXPECT_EQ(o->workdir, ".");
   EXPECT_NE(o->exe.find('/'), std::string::npos) << "this binary's absolute path: " << o->exe;
-  nlohmann::json general = {{"remote_hetbench", "/shared/bin/hetbench"}, {"remote_workdir", "/scratch/me"},
+  nlohmann::json general = {{"remote_hetbench", "/shared/bin/hetbench"},
+                            {"remote_workdir", "/scratch/me"},
                             {"remote_detect_time_limit", "2m"}};
   o = ResolveDetectOptions({}, general);
   ASSERT_TRUE(o.ok());
@@ -90,8 +92,8 @@ TEST(RemoteDetect, OptionsComeFromTheCommandLineThenGeneral) {
 TEST(RemoteDetect, ScriptRunsHetbenchThroughTheLauncherAfterThePartitionsSetUp) {
   Fixture f;
   DetectTarget t = f.Target("cpu");
-  std::string script = RunScript(DetectScriptParts(*t.system, *t.partition, "srun", "/shared/hetbench",
-                                                   "/w/d", "/w/d/topology.json"));
+  std::string script =
+      RunScript(DetectScriptParts(*t.system, *t.partition, "srun", "/shared/hetbench", "/w/d", "/w/d/topology.json"));
   EXPECT_EQ(script,
             "#!/bin/bash\n"
             "cd /w/d || exit 125\n"
@@ -130,7 +132,8 @@ TEST(RemoteDetect, AFailedJobNamesPartitionJobStateAndStderr) {
   std::string msg = out.results[0].status().str();
   EXPECT_NE(msg.find("partition 'hpc:cpu': detection job "), std::string::npos) << msg;
   EXPECT_NE(msg.find(" ended completed(exit 3); its standard error ends with:\n  warming up\n"
-                     "  nvidia-smi: driver mismatch\n(the job's files are kept in " + f.dir.path() + "/work/hb-detect-hpc-cpu."),
+                     "  nvidia-smi: driver mismatch\n(the job's files are kept in " +
+                     f.dir.path() + "/work/hb-detect-hpc-cpu."),
             std::string::npos)
       << msg;
 }

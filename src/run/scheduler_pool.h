@@ -54,7 +54,7 @@ class SchedulerPool {
  private:
   SchedulerFlags flags_;
   std::map<std::string, std::unique_ptr<Scheduler>> made_;  // by instance key
-  std::map<std::string, std::string> first_partition_;    // instance key -> partition name
+  std::map<std::string, std::string> first_partition_;      // instance key -> partition name
   std::map<const Scheduler*, Status> checked_;
 };
 

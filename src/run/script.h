@@ -20,12 +20,12 @@ using PlaceholderLookup = std::function<std::optional<std::string>(const std::st
 
 struct ScriptParts {
   std::string shell = "/bin/bash";
-  std::vector<std::string> directives;  // scheduler lines, e.g. "#SBATCH --ntasks=4"
-  std::string workdir;                  // cd here first
+  std::vector<std::string> directives;                   // scheduler lines, e.g. "#SBATCH --ntasks=4"
+  std::string workdir;                                   // cd here first
   std::vector<std::pair<std::string, std::string>> env;  // hetbench's own, exported first; values as shell text
   std::vector<std::string> prepare_cmds;                 // partition / environment set-up
-  std::vector<std::string> environ;  // modules and variables, level by level (module_system.h)
-  std::vector<std::string> build_setup;  // the build system's: spack load, EasyBuild's modules
+  std::vector<std::string> environ;                      // modules and variables, level by level (module_system.h)
+  std::vector<std::string> build_setup;                  // the build system's: spack load, EasyBuild's modules
   std::vector<std::string> prerun_cmds;
   std::vector<std::string> launcher;  // words before the executable, e.g. {"mpirun", "-np", "4"}
   std::string executable;

@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 
-#include "util/regex.h"
 #include "config/config_loader.h"
 #include "config/detect.h"
 #include "config/topology.h"
@@ -16,11 +15,12 @@
 #include "results/main_log.h"
 #include "results/store.h"
 #include "sched/scheduler_factory.h"
-#include "util/log.h"
-#include "version.h"
 #include "util/fs.h"
+#include "util/log.h"
+#include "util/regex.h"
 #include "util/strings.h"
 #include "util/yaml_util.h"
+#include "version.h"
 
 namespace hb {
 
@@ -62,8 +62,8 @@ std::shared_ptr<const std::map<std::string, Value>> PartitionValues(const System
   // inputs ('.' when unset, as in ReFrame); $VARS expand.
   (*values)["system.resourcesdir"] =
       Value::Str(sys.resourcesdir.empty() ? "." : ExpandVars(sys.resourcesdir, ProcessEnv));
-  for (const char* f : {"arch", "vendor", "model", "platform", "num_cpus", "num_cpus_per_core", "num_cpus_per_socket",
-                        "num_sockets"}) {
+  for (const char* f :
+       {"arch", "vendor", "model", "platform", "num_cpus", "num_cpus_per_core", "num_cpus_per_socket", "num_sockets"}) {
     auto v = ProcessorField(p.processor, f);
     if (!v) continue;
     Value typed = ValueFromYamlScalar(*v);
@@ -90,8 +90,8 @@ Status CheckPartitionKey(const std::string& what, const std::string& key, const 
   if (!s || part == "*" || s->FindPartition(part)) return Status::OK();
   std::vector<std::string> names;
   for (const auto& p : s->partitions) names.push_back(p.name);
-  return Status::Error(mark, what + ": system '" + sys + "' has no partition '" + part + "' (it has: " +
-                                 Join(names, ", ") + ")" + DidYouMean(part, names));
+  return Status::Error(mark, what + ": system '" + sys + "' has no partition '" + part +
+                                 "' (it has: " + Join(names, ", ") + ")" + DidYouMean(part, names));
 }
 
 }  // namespace
@@ -134,8 +134,8 @@ void NoteAliases(const TestSuite& suite, const System& sys) {
       for (const auto& spec : suite.specs) {
         bool in_valid = std::any_of(spec->valid_systems.begin(), spec->valid_systems.end(),
                                     [&](const std::string& e) { return e.find(key) != std::string::npos; });
-        bool in_ref = std::any_of(spec->reference.begin(), spec->reference.end(),
-                                  [&](const auto& r) { return r.first == key; });
+        bool in_ref =
+            std::any_of(spec->reference.begin(), spec->reference.end(), [&](const auto& r) { return r.first == key; });
         if (in_valid || in_ref)
           LogRecord(kLogVerbose, "test " + spec->name + ": '" + key + "' in " +
                                      (in_valid ? "valid_systems" : "reference") + " is partition '" + p.name +
@@ -145,8 +145,7 @@ void NoteAliases(const TestSuite& suite, const System& sys) {
   }
 }
 
-std::vector<PartitionView> Views(const SiteConfig& config, const System& sys,
-                                 const std::vector<std::string>& parts) {
+std::vector<PartitionView> Views(const SiteConfig& config, const System& sys, const std::vector<std::string>& parts) {
   std::vector<PartitionView> views;
   for (const auto& pname : parts) {
     const Partition* p = sys.FindPartition(pname);
@@ -173,7 +172,7 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   const System* sys = sel->first;
   // --prefix, else the system's prefix (ReFrame's, with $VARS), else here.
   // It must be a folder or not exist yet.
-  std::string prefix = !opts.prefix.empty() ? opts.prefix
+  std::string prefix = !opts.prefix.empty()   ? opts.prefix
                        : !sys->prefix.empty() ? ExpandVars(sys->prefix, ProcessEnv)
                                               : std::string(".");
   prefix = AbsPath(prefix);
@@ -232,8 +231,9 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
     recursive = recursive || general->check_search_recursive;
   }
   if (paths.empty())
-    return Status::Error("no test files given: name test files or folders with -c (or set HETBENCH_CHECK_SEARCH_PATH, "
-                         "or general: check_search_path in the configuration)");
+    return Status::Error(
+        "no test files given: name test files or folders with -c (or set HETBENCH_CHECK_SEARCH_PATH, "
+        "or general: check_search_path in the configuration)");
   LoadOptions load{recursive, {}};
   for (const auto& arg : opts.setvars) {
     auto o = ParseSetvar(arg);
@@ -260,11 +260,11 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
   const SelectionReport& sr = session->selection;
   LogRecord(kLogVerbose, "selection: " + std::to_string(sr.tests) + " test(s); " + std::to_string(sr.named_tests) +
                              " kept by -n/-x; " + std::to_string(sr.on_system) + " case(s) valid on " +
-                             Join(session->partition_names, ", ") + "; dropped: " +
-                             std::to_string(sr.dropped_by_environ) + " by -p, " + std::to_string(sr.dropped_by_tag) +
-                             " by -t, " + std::to_string(sr.dropped_by_expr) + " by -E; " +
-                             std::to_string(sr.selected) + " selected, " + std::to_string(session->cases.size()) +
-                             " with their dependencies");
+                             Join(session->partition_names, ", ") +
+                             "; dropped: " + std::to_string(sr.dropped_by_environ) + " by -p, " +
+                             std::to_string(sr.dropped_by_tag) + " by -t, " + std::to_string(sr.dropped_by_expr) +
+                             " by -E; " + std::to_string(sr.selected) + " selected, " +
+                             std::to_string(session->cases.size()) + " with their dependencies");
   // Each test's backend block (its `k8s:`) against its partitions, offline,
   // once per pair: a Kubernetes context the kubeconfig lacks is a load
   // error with the test's place, in `list` as in `run`.
@@ -280,8 +280,8 @@ Result<std::unique_ptr<Session>> OpenSession(const SessionOptions& opts) {
     Status st = (*backend)->check_test_block(part->sched_options, c.spec->k8s, flags);
     if (!st.ok()) {
       auto mark = c.spec->marks.find("k8s");
-      std::string msg = "test '" + c.spec->name + "' on partition '" + sys->name + ":" + part->name + "': " +
-                        (st.mark().known() ? st.str() : st.message());
+      std::string msg = "test '" + c.spec->name + "' on partition '" + sys->name + ":" + part->name +
+                        "': " + (st.mark().known() ? st.str() : st.message());
       return mark != c.spec->marks.end() ? Status::Error(mark->second, msg) : Status::Error(msg);
     }
   }
@@ -338,8 +338,10 @@ Status DistributeCases(Session* session, const NodeLister& list_nodes) {
       std::vector<size_t> deps;
       for (size_t d : cases[i].deps) {
         auto it = copy_of[d].find(node);
-        if (it != copy_of[d].end()) deps.push_back(it->second);
-        else c.missing_deps.push_back(cases[d].spec->name + " on node " + node);
+        if (it != copy_of[d].end())
+          deps.push_back(it->second);
+        else
+          c.missing_deps.push_back(cases[d].spec->name + " on node " + node);
       }
       c.deps = std::move(deps);
       copy_of[i][node] = out.size();

@@ -19,18 +19,18 @@
 namespace hb {
 
 struct SessionOptions {
-  std::vector<std::string> test_paths;  // -c
-  bool recursive = false;               // -R
-  CaseFilter filter;                    // -n -x -t -p -E
-  bool allow_empty = false;             // --allow-empty: filters that select nothing are not an error
-  std::string system;                   // --system sys[:part]
+  std::vector<std::string> test_paths;    // -c
+  bool recursive = false;                 // -R
+  CaseFilter filter;                      // -n -x -t -p -E
+  bool allow_empty = false;               // --allow-empty: filters that select nothing are not an error
+  std::string system;                     // --system sys[:part]
   std::vector<std::string> config_files;  // -C (after HETBENCH_CONFIG_FILES)
-  std::string prefix;                   // --prefix; "" = the system's `prefix`, else "."
-  std::string kubeconfig;               // run's --kubeconfig, for the load-time check of tests' k8s blocks
-  std::string hostname;                 // "" = this host's name
-  std::vector<std::string> setvars;     // -S [TEST.]FIELD=VALUE (model/setvar.h)
-  int verbosity = 0;                    // -v, repeatable: the main log on the terminal
-  bool log_file = false;                // write <prefix>/hetbench.log (run) unless the configuration has handlers
+  std::string prefix;                     // --prefix; "" = the system's `prefix`, else "."
+  std::string kubeconfig;                 // run's --kubeconfig, for the load-time check of tests' k8s blocks
+  std::string hostname;                   // "" = this host's name
+  std::vector<std::string> setvars;       // -S [TEST.]FIELD=VALUE (model/setvar.h)
+  int verbosity = 0;                      // -v, repeatable: the main log on the terminal
+  bool log_file = false;                  // write <prefix>/hetbench.log (run) unless the configuration has handlers
 };
 
 struct Session {
@@ -40,8 +40,8 @@ struct Session {
   TestSuite suite;
   std::vector<TestCase> cases;
   SelectionReport selection;  // what the filters did
-  std::string id;      // unique per invocation: YYYYMMDDTHHMMSS-<pid>
-  std::string prefix;  // absolute
+  std::string id;             // unique per invocation: YYYYMMDDTHHMMSS-<pid>
+  std::string prefix;         // absolute
   // Where cases stage and keep their files: the system's `stagedir` and
   // `outputdir` (ReFrame's), else PREFIX/stage and PREFIX/output; absolute.
   std::string stage_root, output_root;

@@ -62,9 +62,8 @@ TEST(Distribute, OneCasePerNodeWithDependenciesOnTheSameNode) {
 
 TEST(Distribute, ErrorsNameThePartition) {
   DistFixture f;
-  Status empty = DistributeCases(&f.s, [](const Partition&) -> Result<std::vector<std::string>> {
-    return std::vector<std::string>{};
-  });
+  Status empty = DistributeCases(
+      &f.s, [](const Partition&) -> Result<std::vector<std::string>> { return std::vector<std::string>{}; });
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.message(), "--distribute: partition 'gpu' has no node in the requested state");
   DistFixture g;

@@ -27,11 +27,21 @@ namespace {
 
 // The keys every batch backend reads.
 const std::vector<std::string>& BatchKeys() {
-  static const std::vector<std::string> k = {
-      "job_submit_timeout", "resubmit_on_errors",  "max_resubmits",     "ignore_reqnodenotavail",
-      "use_nodes_option",   "max_sacct_failures",  "min_poll_interval", "max_poll_interval",
-      "poll_backoff",       "query_timeout",       "lost_after",        "max_query_failure_time",
-      "cancel_pending_reasons", "slurm_job_cancel_reasons", "sched_access_in_submit"};
+  static const std::vector<std::string> k = {"job_submit_timeout",
+                                             "resubmit_on_errors",
+                                             "max_resubmits",
+                                             "ignore_reqnodenotavail",
+                                             "use_nodes_option",
+                                             "max_sacct_failures",
+                                             "min_poll_interval",
+                                             "max_poll_interval",
+                                             "poll_backoff",
+                                             "query_timeout",
+                                             "lost_after",
+                                             "max_query_failure_time",
+                                             "cancel_pending_reasons",
+                                             "slurm_job_cancel_reasons",
+                                             "sched_access_in_submit"};
   return k;
 }
 
@@ -62,8 +72,7 @@ std::vector<std::vector<std::string>> IdChunks(const std::vector<std::string>& i
 Result<BatchOptions> ReadBatchOptions(const JsonField& so, const std::vector<std::string>& backend_keys) {
   BatchOptions o;
   if (so.absent_or_null()) return o;
-  if (!so.json().is_object())
-    return so.Placed("sched_options: expected a mapping");
+  if (!so.json().is_object()) return so.Placed("sched_options: expected a mapping");
   struct NumberKey {
     const char* name;
     double* field;
@@ -121,9 +130,12 @@ Result<BatchOptions> ReadBatchOptions(const JsonField& so, const std::vector<std
 }
 
 nlohmann::json BatchPollingOptions(const BatchOptions& o) {
-  return {{"min_poll_interval", o.min_poll_interval}, {"max_poll_interval", o.max_poll_interval},
-          {"poll_backoff", o.poll_backoff},           {"query_timeout", o.query_timeout},
-          {"lost_after", o.lost_after},               {"max_query_failure_time", o.max_query_failure_time},
+  return {{"min_poll_interval", o.min_poll_interval},
+          {"max_poll_interval", o.max_poll_interval},
+          {"poll_backoff", o.poll_backoff},
+          {"query_timeout", o.query_timeout},
+          {"lost_after", o.lost_after},
+          {"max_query_failure_time", o.max_query_failure_time},
           {"max_sacct_failures", o.max_sacct_failures}};
 }
 
@@ -136,8 +148,10 @@ BatchScheduler::PartitionOptions BatchScheduler::Compile(BatchOptions o) const {
   PartitionOptions p;
   for (const auto& re : o.resubmit_on_errors) {
     auto compiled = Regex::Compile(re);
-    if (compiled.ok()) p.resubmit_res.push_back(std::make_shared<const Regex>(std::move(compiled).value()));
-    else Notice("sched_options: resubmit_on_errors: " + compiled.status().message() + "; this pattern is left out");
+    if (compiled.ok())
+      p.resubmit_res.push_back(std::make_shared<const Regex>(std::move(compiled).value()));
+    else
+      Notice("sched_options: resubmit_on_errors: " + compiled.status().message() + "; this pattern is left out");
   }
   p.opts = std::move(o);
   return p;
@@ -291,17 +305,18 @@ void BatchScheduler::CheckPending(Job* job, Tracked* t, double now) {
   bool hopeless = std::any_of(reasons.begin(), reasons.end(), [&](const std::string& r) {
     return !r.empty() && StartsWith(reason, r) && !(po.ignore_reqnodenotavail && r == "ReqNodeNotAvail");
   });
-  bool too_long = job->max_pending_time_s > 0 && t->pending_since > 0 && now - t->pending_since > job->max_pending_time_s;
+  bool too_long =
+      job->max_pending_time_s > 0 && t->pending_since > 0 && now - t->pending_since > job->max_pending_time_s;
   if (!hopeless && !too_long) return;
   std::vector<std::string> cmd = CancelCommand({job->id});
   CommandResult cancel = runner_->Run(cmd, opts_.query_timeout);
   std::string cancelled = cancel.exit_code == 0
                               ? "cancelled"
                               : "cancelling it failed (" + cancel.Problem(cmd[0]) + "): it may still be queued";
-  std::string why = hopeless ? "the scheduler cannot run it (pending reason: " + reason + "); " + cancelled
-                             : "pending for more than " + FormatNumber(job->max_pending_time_s) +
-                                   " s (max_pending_time; last pending reason: " + t->pending_reason + "); " +
-                                   cancelled;
+  std::string why = hopeless
+                        ? "the scheduler cannot run it (pending reason: " + reason + "); " + cancelled
+                        : "pending for more than " + FormatNumber(job->max_pending_time_s) +
+                              " s (max_pending_time; last pending reason: " + t->pending_reason + "); " + cancelled;
   SetTerminal(job, JobState::Kind::kFailed, why);
 }
 

@@ -47,20 +47,21 @@ using Observations = std::map<std::string, JobObservation>;  // by job id
 
 // sched_options of a partition, with ReFrame's names where ReFrame has them.
 struct BatchOptions {
-  double job_submit_timeout = 60;                 // ReFrame: job_submit_timeout
-  std::vector<std::string> resubmit_on_errors;    // ReFrame: resubmit_on_errors (regexes)
+  double job_submit_timeout = 60;               // ReFrame: job_submit_timeout
+  std::vector<std::string> resubmit_on_errors;  // ReFrame: resubmit_on_errors (regexes)
   int max_resubmits = 3;
-  bool ignore_reqnodenotavail = false;            // ReFrame: ignore_reqnodenotavail
-  bool use_nodes_option = false;                  // ReFrame: use_nodes_option
-  int max_sacct_failures = 3;                     // ReFrame: then fall back to squeue
+  bool ignore_reqnodenotavail = false;  // ReFrame: ignore_reqnodenotavail
+  bool use_nodes_option = false;        // ReFrame: use_nodes_option
+  int max_sacct_failures = 3;           // ReFrame: then fall back to squeue
   double min_poll_interval = 0.25;
   double max_poll_interval = 10;
   double poll_backoff = 1.5;
   double query_timeout = 30;
   double lost_after = 60;
   double max_query_failure_time = 600;
-  std::vector<std::string> cancel_pending_reasons;  // empty = the backend's default list; ReFrame: slurm_job_cancel_reasons
-  bool sched_access_in_submit = false;              // ReFrame: access on the submission command line
+  std::vector<std::string>
+      cancel_pending_reasons;           // empty = the backend's default list; ReFrame: slurm_job_cancel_reasons
+  bool sched_access_in_submit = false;  // ReFrame: access on the submission command line
 };
 
 // Reads sched_options; an unknown option or a wrong type is an error.
@@ -143,14 +144,14 @@ class BatchScheduler : public Scheduler {
   // The access options for the submission command line: the partition's
   // access with sched_access_in_submit, else none (ReFrame's).
   std::vector<std::string> SubmitAccess(const Job& job) const;
-  double Now() const { return clock_->Monotonic(); }   // intervals, deadlines
-  double WallNow() const { return clock_->Wall(); }    // recorded job times
+  double Now() const { return clock_->Monotonic(); }  // intervals, deadlines
+  double WallNow() const { return clock_->Wall(); }   // recorded job times
 
  private:
   struct Tracked {
-    double submitted = 0;           // monotonic
-    double pending_since = 0;       // monotonic; 0 = not pending
-    double missing_since = 0;       // monotonic; 0 = seen at the last query
+    double submitted = 0;      // monotonic
+    double pending_since = 0;  // monotonic; 0 = not pending
+    double missing_since = 0;  // monotonic; 0 = seen at the last query
     bool cancel_requested = false;
     std::string pending_reason;
   };
@@ -173,13 +174,13 @@ class BatchScheduler : public Scheduler {
   BatchOptions opts_;
   PartitionOptions own_;
   mutable std::map<std::string, PartitionOptions> partitions_;  // by Job::sched_options text
-  std::map<std::string, Tracked> tracked_;  // by job id, until terminal
-  std::set<std::string> active_;            // ids not yet terminal
+  std::map<std::string, Tracked> tracked_;                      // by job id, until terminal
+  std::set<std::string> active_;                                // ids not yet terminal
   mutable std::vector<std::string> notices_;
-  mutable std::set<std::string> said_;      // notices already given
+  mutable std::set<std::string> said_;  // notices already given
   double interval_ = 0.25;
-  double next_poll_ = 0;                    // monotonic
-  double failing_since_ = 0;                // monotonic; 0 = last query worked
+  double next_poll_ = 0;      // monotonic
+  double failing_since_ = 0;  // monotonic; 0 = last query worked
 };
 
 }  // namespace hb

@@ -76,8 +76,9 @@ class SystemCommandRunner : public CommandRunner {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::vector<std::string> words;
       for (const auto& a : argv) words.push_back(ShellQuote(a));
-      std::string what = res.not_found ? "not found" : res.timed_out ? "killed after the time limit"
-                                                                      : "exit " + std::to_string(res.exit_code);
+      std::string what = res.not_found   ? "not found"
+                         : res.timed_out ? "killed after the time limit"
+                                         : "exit " + std::to_string(res.exit_code);
       LogRecord(kLogDebug, "command: " + Join(words, " ") + " -> " + what + " in " + FormatNumber(s, 3) + " s" +
                                (res.exit_code > 0 ? " (" + res.Problem(argv[0]) + ")" : ""));
     }

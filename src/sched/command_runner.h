@@ -16,10 +16,10 @@
 namespace hb {
 
 struct CommandResult {
-  int exit_code = -1;       // the program's exit status; -1 when it did not run or was killed
-  std::string out, err;     // what it printed
-  bool timed_out = false;   // killed after the time limit
-  bool not_found = false;   // the program does not exist (or cannot be run)
+  int exit_code = -1;      // the program's exit status; -1 when it did not run or was killed
+  std::string out, err;    // what it printed
+  bool timed_out = false;  // killed after the time limit
+  bool not_found = false;  // the program does not exist (or cannot be run)
   // "sbatch: error: ..." or "sbatch timed out after 60 s": a one-line
   // description of what went wrong, for failure reasons.
   std::string Problem(const std::string& program) const;

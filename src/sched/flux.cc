@@ -85,9 +85,10 @@ Observations ParseFluxJobs(const std::string& out) {
       } else if (result == "COMPLETED" || (result == "FAILED" && has_rc)) {
         o.state = {Kind::kCompleted, note, has_rc ? static_cast<int>(code) : 0};
       } else {
-        o.state = {Kind::kFailed, "Flux result " + (result.empty() ? std::string("unknown") : result) +
-                                      (note.empty() ? "" : ": " + note),
-                   -1};
+        o.state = {
+            Kind::kFailed,
+            "Flux result " + (result.empty() ? std::string("unknown") : result) + (note.empty() ? "" : ": " + note),
+            -1};
       }
     } else {
       o.state = {Kind::kQueued, "Flux state '" + state + "'", -1};
@@ -119,8 +120,10 @@ std::vector<std::string> FluxScheduler::Directives(const Job& job) const {
   if (job.time_limit_s > 0) opt("-t " + std::to_string(static_cast<long>(std::ceil(job.time_limit_s))) + "s");
   if (job.exclusive) opt("--exclusive");
   for (const auto& o : ScriptOptions(job)) {
-    if (StartsWith(o, "#")) d.push_back(o);
-    else if (!o.empty()) opt(o);
+    if (StartsWith(o, "#"))
+      d.push_back(o);
+    else if (!o.empty())
+      opt(o);
   }
   return d;
 }

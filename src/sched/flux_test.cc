@@ -53,7 +53,9 @@ TEST(FluxParse, JobsLinesAndStates) {
   EXPECT_EQ(o["fABCa6"].state.kind, Kind::kCancelled);
   EXPECT_EQ(o["fABCa7"].state.kind, Kind::kFailed);
   EXPECT_EQ(o["fABCa7"].state.reason, "killed by signal 9");
-  EXPECT_EQ(FluxAsciiId("\xc6\x92" "ABCa1\n"), "fABCa1");
+  EXPECT_EQ(FluxAsciiId("\xc6\x92"
+                        "ABCa1\n"),
+            "fABCa1");
   EXPECT_TRUE(ParseFluxJobs("garbage\n").empty());
 }
 
@@ -65,13 +67,15 @@ TEST(FluxScheduler, DirectivesSubmissionAndOneQuery) {
   j.time_limit_s = 90;
   j.exclusive = true;
   j.access = {"--queue=batch"};
-  EXPECT_EQ(f.sched->Directives(j),
-            (std::vector<std::string>{"# flux: --job-name=hb_stream", "# flux: --output=/s/hb_job.out",
-                                      "# flux: --error=/s/hb_job.err", "# flux: -n 8", "# flux: -c 2", "# flux: -N 2",
-                                      "# flux: -g 1", "# flux: -t 90s", "# flux: --exclusive",
-                                      "# flux: --queue=batch"}));
+  EXPECT_EQ(
+      f.sched->Directives(j),
+      (std::vector<std::string>{"# flux: --job-name=hb_stream", "# flux: --output=/s/hb_job.out",
+                                "# flux: --error=/s/hb_job.err", "# flux: -n 8", "# flux: -c 2", "# flux: -N 2",
+                                "# flux: -g 1", "# flux: -t 90s", "# flux: --exclusive", "# flux: --queue=batch"}));
   // flux batch prints the F58 id, with "ƒ" unless ASCII is forced.
-  f.runner->Expect("flux", 0, "\xc6\x92" "ABCa3\n");
+  f.runner->Expect("flux", 0,
+                   "\xc6\x92"
+                   "ABCa3\n");
   ASSERT_TRUE(f.sched->Submit(&j).ok());
   EXPECT_EQ(j.id, "fABCa3");
   EXPECT_EQ(f.runner->calls.back(), "flux batch /s/hb_job.sh");

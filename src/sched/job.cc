@@ -4,15 +4,24 @@ namespace hb {
 
 const char* JobState::Name(Kind k) {
   switch (k) {
-    case Kind::kNone: return "none";
-    case Kind::kQueued: return "queued";
-    case Kind::kStarting: return "starting";
-    case Kind::kRunning: return "running";
-    case Kind::kCompleted: return "completed";
-    case Kind::kFailed: return "failed";
-    case Kind::kTimeout: return "timeout";
-    case Kind::kCancelled: return "cancelled";
-    case Kind::kLost: return "lost";
+    case Kind::kNone:
+      return "none";
+    case Kind::kQueued:
+      return "queued";
+    case Kind::kStarting:
+      return "starting";
+    case Kind::kRunning:
+      return "running";
+    case Kind::kCompleted:
+      return "completed";
+    case Kind::kFailed:
+      return "failed";
+    case Kind::kTimeout:
+      return "timeout";
+    case Kind::kCancelled:
+      return "cancelled";
+    case Kind::kLost:
+      return "lost";
   }
   return "?";
 }

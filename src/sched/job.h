@@ -23,8 +23,8 @@ struct JobState {
   int exit_code = -1;  // for kCompleted (0 or not), and kFailed where known
 
   bool terminal() const {
-    return kind == Kind::kCompleted || kind == Kind::kFailed || kind == Kind::kTimeout ||
-           kind == Kind::kCancelled || kind == Kind::kLost;
+    return kind == Kind::kCompleted || kind == Kind::kFailed || kind == Kind::kTimeout || kind == Kind::kCancelled ||
+           kind == Kind::kLost;
   }
   // "queued", "running", "completed", ...
   static const char* Name(Kind k);
@@ -39,7 +39,7 @@ struct Job {
   std::string script_path;  // the generated job script (bash)
   std::string stdout_path;
   std::string stderr_path;
-  double time_limit_s = 0;  // 0 = no limit
+  double time_limit_s = 0;        // 0 = no limit
   double max_pending_time_s = 0;  // batch backends cancel a job queued longer; 0 = no limit
   int num_tasks = 1;
   int num_tasks_per_node = 0;  // 0 = unset

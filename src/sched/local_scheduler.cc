@@ -39,11 +39,10 @@ void SignalProcess(pid_t pid, int sig) { (void)::kill(pid, sig); }
 
 std::string SignalName(int sig) {
   static const std::pair<int, const char*> kNames[] = {
-      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
-      {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},
-      {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
-      {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"},
-      {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"},
+      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"}, {SIGUSR1, "SIGUSR1"},
+      {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"}, {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+      {SIGXCPU, "SIGXCPU"}, {SIGXFSZ, "SIGXFSZ"}, {SIGSYS, "SIGSYS"}};
   for (const auto& [n, name] : kNames) {
     if (n == sig) return name;
   }
@@ -99,10 +98,7 @@ std::set<LocalScheduler*>& LocalScheduler::Instances() {
 }
 
 LocalScheduler::LocalScheduler(Options opts)
-    : opts_(opts),
-      init_(BecomeSubreaper()),
-      hostname_(HostName()),
-      mark_prefix_(std::to_string(::getpid()) + ".") {
+    : opts_(opts), init_(BecomeSubreaper()), hostname_(HostName()), mark_prefix_(std::to_string(::getpid()) + ".") {
   Instances().insert(this);
 }
 
@@ -267,8 +263,8 @@ bool LocalScheduler::IsOurEndedMark(const std::string& value, bool every_mark) c
 }
 
 int LocalScheduler::LiveJobs() const {
-  return static_cast<int>(std::count_if(entries_.begin(), entries_.end(),
-                                        [](const auto& kv) { return !kv.second.ended; }));
+  return static_cast<int>(
+      std::count_if(entries_.begin(), entries_.end(), [](const auto& kv) { return !kv.second.ended; }));
 }
 
 // Cancels what is left (SIGTERM, up to the grace period, then SIGKILL),

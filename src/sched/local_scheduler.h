@@ -83,7 +83,7 @@ class LocalScheduler : public Scheduler {
     double deadline = 0;      // monotonic; infinity when no limit
     double kill_at = 0;       // monotonic; when SIGKILL is due; infinity when none
     Stop stop = Stop::kNone;
-    bool ended = false;       // the leader has been reaped
+    bool ended = false;  // the leader has been reaped
     JobState state;
     double end_time = 0;
   };
@@ -98,7 +98,7 @@ class LocalScheduler : public Scheduler {
   int LiveJobs() const;
 
   Options opts_;
-  Status init_;           // BecomeSubreaper's result; Submit reports it
+  Status init_;  // BecomeSubreaper's result; Submit reports it
   std::string hostname_;
   std::string mark_prefix_;  // "<our pid>."
   long submitted_ = 0;

@@ -49,10 +49,9 @@ class LocalSchedulerTest : public ::testing::Test {
   }
 
   bool WaitTerminal(LocalScheduler& s, std::vector<Job*> jobs, double timeout_s) {
-    auto done = [&] {
-      return std::all_of(jobs.begin(), jobs.end(), [](Job* j) { return j->state.terminal(); });
-    };
-    return testing::WaitFor(done, [&] { Step(s, jobs, timeout_s); }, timeout_s);
+    auto done = [&] { return std::all_of(jobs.begin(), jobs.end(), [](Job* j) { return j->state.terminal(); }); };
+    return testing::WaitFor(
+        done, [&] { Step(s, jobs, timeout_s); }, timeout_s);
   }
 
   bool WaitGone(LocalScheduler& s, pid_t pid, double timeout_s) {

@@ -96,13 +96,17 @@ std::vector<std::string> LsfScheduler::Directives(const Job& job) const {
   opt("-J " + job.name);
   if (!job.stdout_path.empty()) opt("-o " + job.stdout_path);
   if (!job.stderr_path.empty()) opt("-e " + job.stderr_path);
-  if (job.num_tasks_per_node > 0) opt("-nnodes " + std::to_string(job.num_tasks / job.num_tasks_per_node));
-  else opt("-n " + std::to_string(job.num_tasks));
+  if (job.num_tasks_per_node > 0)
+    opt("-nnodes " + std::to_string(job.num_tasks / job.num_tasks_per_node));
+  else
+    opt("-n " + std::to_string(job.num_tasks));
   if (job.num_cpus_per_task > 0) opt("-R \"affinity[core(" + std::to_string(job.num_cpus_per_task) + ")]\"");
   if (job.time_limit_s > 0) opt("-W " + std::to_string(static_cast<long>(std::ceil(job.time_limit_s / 60))));
   for (const auto& o : ScriptOptions(job)) {
-    if (StartsWith(o, "#")) d.push_back(o);
-    else if (!o.empty()) opt(o);
+    if (StartsWith(o, "#"))
+      d.push_back(o);
+    else if (!o.empty())
+      opt(o);
   }
   if (job.exclusive) opt("-x");
   return d;

@@ -50,9 +50,9 @@ TEST(LsfParse, BjobsLinesAndStates) {
   EXPECT_EQ(o["105"].state.reason, "held (PSUSP): The job was suspended by the user while pending");
   EXPECT_EQ(o["106"].state.kind, Kind::kFailed);
   // A pending reason may hold the delimiter.
-  EXPECT_EQ(ParseBjobs("7|PEND|-|-|Job's requirements for reserving resource (mem|swp) not satisfied;\n")["7"]
-                .state.reason,
-            "Job's requirements for reserving resource (mem|swp) not satisfied");
+  EXPECT_EQ(
+      ParseBjobs("7|PEND|-|-|Job's requirements for reserving resource (mem|swp) not satisfied;\n")["7"].state.reason,
+      "Job's requirements for reserving resource (mem|swp) not satisfied");
   EXPECT_TRUE(ParseBjobs("JOBID|STAT\ngarbage\n").empty());
 }
 
@@ -62,8 +62,7 @@ TEST(LsfParse, EveryStateIsMapped) {
   EXPECT_EQ(LsfJobState("PROV", "", "").kind, Kind::kStarting);
   EXPECT_EQ(LsfJobState("ZOMBI", "", "").kind, Kind::kCancelled);
   EXPECT_EQ(LsfJobState("DONE", "", "").exit_code, 0);
-  EXPECT_EQ(BjobsUnknownIds("Job <12> is not found\nJob <13> is not found\n"),
-            (std::vector<std::string>{"12", "13"}));
+  EXPECT_EQ(BjobsUnknownIds("Job <12> is not found\nJob <13> is not found\n"), (std::vector<std::string>{"12", "13"}));
 }
 
 // ReFrame's LsfJobScheduler.emit_preamble, line for line.

@@ -113,8 +113,10 @@ std::vector<std::string> OarScheduler::Directives(const Job& job) const {
   if (job.time_limit_s > 0) res += ",walltime=" + Hms(job.time_limit_s);
   opt(res);
   for (const auto& o : ScriptOptions(job)) {
-    if (StartsWith(o, "#")) d.push_back(o);
-    else if (!o.empty()) opt(o);
+    if (StartsWith(o, "#"))
+      d.push_back(o);
+    else if (!o.empty())
+      opt(o);
   }
   return d;
 }

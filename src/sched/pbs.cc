@@ -321,8 +321,8 @@ std::string ResourceRequest(PbsFlavor f, const Job& job, const std::vector<std::
                               ":ncpus=" + std::to_string(cpus_per_node)
                         : "-l nodes=" + std::to_string(nodes) + ":ppn=" + std::to_string(cpus_per_node);
   std::string gpu_key = pro ? "ngpus=" : "gpus=";
-  bool gpus_asked = std::any_of(chunk_opts.begin(), chunk_opts.end(),
-                                [&](const std::string& o) { return StartsWith(o, gpu_key); });
+  bool gpus_asked =
+      std::any_of(chunk_opts.begin(), chunk_opts.end(), [&](const std::string& o) { return StartsWith(o, gpu_key); });
   if (job.num_gpus_per_node > 0 && !gpus_asked) req += ":" + gpu_key + std::to_string(job.num_gpus_per_node);
   for (const auto& o : chunk_opts) req += ":" + o;
   return req;
@@ -333,12 +333,18 @@ std::string ResourceRequest(PbsFlavor f, const Job& job, const std::vector<std::
 JobState PbsJobState(PbsFlavor flavor, const PbsJobRecord& r) {
   // Letters: PBS Reference Guide "Job States" (job_state); Torque qstat(1).
   switch (r.state) {
-    case 'Q': return JobState{Kind::kQueued, r.comment.empty() ? "queued" : r.comment, -1};
-    case 'H': return Waiting("held (job_state H)", r.comment);
-    case 'W': return Waiting("waiting for its start time (job_state W)", r.comment);
-    case 'T': return Waiting("in transit (job_state T)", r.comment);
-    case 'S': return Waiting("suspended (job_state S)", r.comment);
-    case 'U': return Waiting("suspended, workstation busy (job_state U)", r.comment);
+    case 'Q':
+      return JobState{Kind::kQueued, r.comment.empty() ? "queued" : r.comment, -1};
+    case 'H':
+      return Waiting("held (job_state H)", r.comment);
+    case 'W':
+      return Waiting("waiting for its start time (job_state W)", r.comment);
+    case 'T':
+      return Waiting("in transit (job_state T)", r.comment);
+    case 'S':
+      return Waiting("suspended (job_state S)", r.comment);
+    case 'U':
+      return Waiting("suspended, workstation busy (job_state U)", r.comment);
     case 'R':
     case 'E':  // exiting: the script ended, PBS is staging files out
     case 'B':  // job array begun
@@ -549,14 +555,18 @@ Result<Observations> PbsScheduler::QueryJson(const std::vector<std::string>& ids
     }
   }
   if (why.empty()) return Matched(ids, PbsObservations(flavor_, *records));
-  Notice("warning: `qstat -f -F json` " + why + " (known OpenPBS bugs, openpbs#2541, #2672): reading `qstat -f -x` "
+  Notice("warning: `qstat -f -F json` " + why +
+         " (known OpenPBS bugs, openpbs#2541, #2672): reading `qstat -f -x` "
          "text from now on");
   use_json_ = false;
   return Query(ids);
 }
 
 NodeSpawn PbsNodeSpawn(const Job&, int nnodes, int) {
-  return {{"mpiexec", "-n", std::to_string(nnodes), "--ppn", "1"}, "\"$(head -n1 \"$PBS_NODEFILE\")\"", "\"$PBS_JOBID\"", ""};
+  return {{"mpiexec", "-n", std::to_string(nnodes), "--ppn", "1"},
+          "\"$(head -n1 \"$PBS_NODEFILE\")\"",
+          "\"$PBS_JOBID\"",
+          ""};
 }
 
 }  // namespace hb

@@ -447,7 +447,8 @@ TEST(TorqueScheduler, QstatNamesItsOwnJobsInChunksOf500) {
   EXPECT_EQ(f.runner->counts().at("qstat"), 3);
   size_t last = f.runner->calls.size();
   ASSERT_GE(last, 3u);
-  EXPECT_EQ(std::count(f.runner->calls[last - 3].begin(), f.runner->calls[last - 3].end(), ' '), 501);  // qstat -f + 500
+  EXPECT_EQ(std::count(f.runner->calls[last - 3].begin(), f.runner->calls[last - 3].end(), ' '),
+            501);  // qstat -f + 500
   EXPECT_EQ(f.runner->calls[last - 1], "qstat -f 6000.host");
   EXPECT_EQ(jobs[0].state.kind, Kind::kRunning);
   EXPECT_EQ(jobs[1000].state.kind, Kind::kRunning);

@@ -58,8 +58,7 @@ std::optional<pid_t> ParentOf(std::string_view pid) {
 }
 
 bool HaveChildrenFiles() {
-  static const bool have =
-      ::access(("/proc/self/task/" + std::to_string(::getpid()) + "/children").c_str(), R_OK) == 0;
+  static const bool have = ::access(("/proc/self/task/" + std::to_string(::getpid()) + "/children").c_str(), R_OK) == 0;
   return have;
 }
 

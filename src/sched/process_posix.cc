@@ -74,8 +74,7 @@ class FileActions {
  private:
   int AddOutput(int fd, const std::string& path) {
     if (path.empty()) return posix_spawn_file_actions_addopen(&fa_, fd, "/dev/null", O_WRONLY, 0);
-    return posix_spawn_file_actions_addopen(&fa_, fd, path.c_str(),
-                                            O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    return posix_spawn_file_actions_addopen(&fa_, fd, path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   }
   // Descriptors hetbench opened without O_CLOEXEC must not leak into jobs
   // (a leaked pipe end would keep a reader waiting for EOF forever).
@@ -117,8 +116,7 @@ std::vector<char*> CStrings(std::vector<std::string>& v) {
 
 Result<pid_t> SpawnProcess(const SpawnOptions& opts) {
   if (opts.argv.empty()) return Status::Error("cannot start a process: empty command");
-  const std::string what = "cannot start '" + opts.argv[0] + "'" +
-                           (opts.cwd.empty() ? "" : " in '" + opts.cwd + "'");
+  const std::string what = "cannot start '" + opts.argv[0] + "'" + (opts.cwd.empty() ? "" : " in '" + opts.cwd + "'");
   SpawnAttr attr;
   if (int e = attr.Prepare()) return Status::Error(what + ": posix_spawnattr: " + Errno(e));
   FileActions actions;

@@ -60,7 +60,8 @@ TEST(SpawnProcess, ChildLeadsItsOwnProcessGroup) {
 
 TEST(SpawnProcess, ChildGetsTheOriginalSignalState) {
   EventWaiter waiter;  // blocks SIGCHLD, SIGINT, SIGTERM, SIGHUP here
-  struct sigaction ignore {}, old {};
+  struct sigaction ignore {
+  }, old{};
   ignore.sa_handler = SIG_IGN;
   ASSERT_EQ(::sigaction(SIGPIPE, &ignore, &old), 0);
   TempDir dir;

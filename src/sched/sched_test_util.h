@@ -24,8 +24,7 @@ inline double Seconds() {
 }
 
 // Calls step() until done() holds or timeout_s passes; true when done.
-inline bool WaitFor(const std::function<bool()>& done, const std::function<void()>& step,
-                    double timeout_s) {
+inline bool WaitFor(const std::function<bool()>& done, const std::function<void()>& step, double timeout_s) {
   double end = Seconds() + timeout_s;
   while (!done()) {
     if (Seconds() > end) return false;

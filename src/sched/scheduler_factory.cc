@@ -138,8 +138,10 @@ const SchedulerBackend* Find(const std::string& name) {
 bool RegisterSchedulerBackend(SchedulerBackend backend) {
   auto& all = Backends();
   auto it = std::find_if(all.begin(), all.end(), [&](const SchedulerBackend& b) { return b.name == backend.name; });
-  if (it != all.end()) *it = std::move(backend);
-  else all.push_back(std::move(backend));
+  if (it != all.end())
+    *it = std::move(backend);
+  else
+    all.push_back(std::move(backend));
   return true;
 }
 

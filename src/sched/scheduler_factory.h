@@ -29,10 +29,10 @@ namespace hb {
 
 // What the command line adds to every backend's options.
 struct SchedulerFlags {
-  double kill_grace_s = 2;         // local: SIGTERM -> SIGKILL grace
-  bool dry_run = false;            // --dry-run: nothing is ever sent
-  bool keep_failed_jobs = false;   // --keep-failed-jobs (Kubernetes)
-  std::string kubeconfig;          // --kubeconfig (Kubernetes)
+  double kill_grace_s = 2;        // local: SIGTERM -> SIGKILL grace
+  bool dry_run = false;           // --dry-run: nothing is ever sent
+  bool keep_failed_jobs = false;  // --keep-failed-jobs (Kubernetes)
+  std::string kubeconfig;         // --kubeconfig (Kubernetes)
   // The clock the batch and Kubernetes backends read and wait with (the
   // executor's; a FakeClock in its in-process tests). The local backend
   // follows real processes and always uses the real clock.

@@ -80,8 +80,7 @@ TEST(MakeScheduler, KnowsLocalAndNamesTheRest) {
 
   auto typo = MakeScheduler("lcoal");
   ASSERT_FALSE(typo.ok());
-  EXPECT_NE(typo.status().message().find("unknown scheduler 'lcoal', did you mean 'local'?"),
-            std::string::npos)
+  EXPECT_NE(typo.status().message().find("unknown scheduler 'lcoal', did you mean 'local'?"), std::string::npos)
       << typo.status().str();
   EXPECT_NE(typo.status().message().find("known: local, slurm"), std::string::npos);
 }
@@ -100,7 +99,8 @@ TEST(SchedulerRegistry, AliasesAndTraitsOfTheBuiltInBackends) {
   }
   // The local scheduler is one instance for all; batch partitions share one
   // when their sched_options are equal, and bad options are refused.
-  EXPECT_EQ(SchedulerInstanceKey("local", {{"x", 1}}, {}, {}).value(), SchedulerInstanceKey("local", {}, {}, {}).value());
+  EXPECT_EQ(SchedulerInstanceKey("local", {{"x", 1}}, {}, {}).value(),
+            SchedulerInstanceKey("local", {}, {}, {}).value());
   EXPECT_EQ(SchedulerInstanceKey("slurm", {{"lost_after", 5}}, {}, {}).value(),
             SchedulerInstanceKey("slurm", {{"lost_after", 5}}, {}, {}).value());
   EXPECT_NE(SchedulerInstanceKey("slurm", {}, {}, {}).value(), SchedulerInstanceKey("squeue", {}, {}, {}).value());

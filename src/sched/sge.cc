@@ -68,11 +68,16 @@ std::string DecodeEntities(std::string_view in) {
     }
     std::string_view e = in.substr(i + 1, semi - i - 1);
     long code = -1;
-    if (e == "amp") code = '&';
-    else if (e == "lt") code = '<';
-    else if (e == "gt") code = '>';
-    else if (e == "quot") code = '"';
-    else if (e == "apos") code = '\'';
+    if (e == "amp")
+      code = '&';
+    else if (e == "lt")
+      code = '<';
+    else if (e == "gt")
+      code = '>';
+    else if (e == "quot")
+      code = '"';
+    else if (e == "apos")
+      code = '\'';
     else if (e.size() > 1 && e[0] == '#')
       code = e[1] == 'x' ? std::strtol(std::string(e.substr(2)).c_str(), nullptr, 16)
                          : std::strtol(std::string(e.substr(1)).c_str(), nullptr, 10);
@@ -109,8 +114,10 @@ class XmlReader {
     size_t lt = std::min(in_.find('<', i_), in_.size());
     std::string_view text = in_.substr(i_, lt - i_);
     i_ = lt;
-    if (!open_.empty()) open_.back().text += DecodeEntities(text);
-    else if (!Trim(text).empty()) return Status::Error("text outside the XML document");
+    if (!open_.empty())
+      open_.back().text += DecodeEntities(text);
+    else if (!Trim(text).empty())
+      return Status::Error("text outside the XML document");
     return Status::OK();
   }
 
@@ -401,8 +408,10 @@ std::vector<std::string> SgeScheduler::Directives(const Job& job) const {
   if (!pe.empty())
     opt("-pe " + pe + " " + std::to_string(std::max(1, job.num_tasks) * std::max(1, job.num_cpus_per_task)));
   for (const auto& o : ScriptOptions(job)) {
-    if (StartsWith(o, "#")) d.push_back(o);
-    else if (!o.empty()) opt(o);
+    if (StartsWith(o, "#"))
+      d.push_back(o);
+    else if (!o.empty())
+      opt(o);
   }
   return d;
 }
@@ -415,8 +424,9 @@ std::string SgeScheduler::PeOf(const Job& job) const {
 
 Status SgeScheduler::Submit(Job* job) {
   if (PeOf(*job).empty() && std::max(1, job->num_tasks) * std::max(1, job->num_cpus_per_task) > 1)
-    Notice("note: Grid Engine gives jobs one slot unless they ask for a parallel environment: set the partition's "
-           "sched_options: {pe: <name>} (e.g. smp or mpi) to request num_tasks x num_cpus_per_task slots");
+    Notice(
+        "note: Grid Engine gives jobs one slot unless they ask for a parallel environment: set the partition's "
+        "sched_options: {pe: <name>} (e.g. smp or mpi) to request num_tasks x num_cpus_per_task slots");
   Status st = BatchScheduler::Submit(job);
   if (st.ok()) known_[job->id].seen = job->submit_time;
   return st;
@@ -553,8 +563,8 @@ void SgeScheduler::AddAccounting(const std::vector<std::string>& ids, Observatio
     (*obs)[id] = o;
     return true;
   };
-  CommandResult r = runner().Run({"qacct", "-o", user_, "-E", "-b", QacctTime(from - kClockSkew), "-j"},
-                                 options().query_timeout);
+  CommandResult r =
+      runner().Run({"qacct", "-o", user_, "-E", "-b", QacctTime(from - kClockSkew), "-j"}, options().query_timeout);
   // "no jobs running since startup": no accounting file (yet).
   bool empty = r.exit_code != 0 && (r.out + r.err).find("no jobs running since startup") != std::string::npos;
   if (r.exit_code != 0 && !empty) Notice("warning: qacct failed: " + r.Problem("qacct"));
@@ -564,9 +574,10 @@ void SgeScheduler::AddAccounting(const std::vector<std::string>& ids, Observatio
     // Left qstat a while ago and no record ended in the window: ask for it alone.
     CommandResult one = runner().Run({"qacct", "-j", id}, options().query_timeout);
     if (one.exit_code == 0 && record(one, id)) continue;
-    Notice("note: a job left qstat and qacct has no record of it yet (is Grid Engine's accounting on? "
-           "reporting_params accounting=true); such a job is reported lost after lost_after (" +
-           FormatNumber(options().lost_after) + " s)");
+    Notice(
+        "note: a job left qstat and qacct has no record of it yet (is Grid Engine's accounting on? "
+        "reporting_params accounting=true); such a job is reported lost after lost_after (" +
+        FormatNumber(options().lost_after) + " s)");
   }
 }
 

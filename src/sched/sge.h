@@ -77,8 +77,7 @@ class SgeScheduler : public BatchScheduler {
 
   void Observe(const SgeQueuedJob& j, Observations* obs, std::vector<std::string>* details,
                std::vector<std::string>* errored);
-  Status AddDetails(const std::vector<std::string>& ids, const std::vector<std::string>& errored,
-                    Observations* obs);
+  Status AddDetails(const std::vector<std::string>& ids, const std::vector<std::string>& errored, Observations* obs);
   void AddAccounting(const std::vector<std::string>& ids, Observations* obs);
 
   // The parallel environment of the job's partition (its sched_options'

@@ -250,9 +250,12 @@ std::vector<std::string> SlurmScheduler::Directives(const Job& job) const {
   opt("--error=" + job.stderr_path);
   if (job.use_smt >= 0) opt(job.use_smt ? "--hint=multithread" : "--hint=nomultithread");
   for (const auto& o : ScriptOptions(job)) {
-    if (StartsWith(o, "#")) d.push_back(o);
-    else if (DirectiveSafe(o)) opt(o);
-    else d.push_back("# on the sbatch command line: " + ReplaceAll(ReplaceAll(ShellQuote(o), "\n", "\\n"), "\r", "\\r"));
+    if (StartsWith(o, "#"))
+      d.push_back(o);
+    else if (DirectiveSafe(o))
+      opt(o);
+    else
+      d.push_back("# on the sbatch command line: " + ReplaceAll(ReplaceAll(ShellQuote(o), "\n", "\\n"), "\r", "\\r"));
   }
   return d;
 }
@@ -282,8 +285,8 @@ std::vector<std::string> SlurmScheduler::CancelCommand(const std::vector<std::st
 // ReFrame's list of pending reasons that need a system administrator
 // (reframe/core/schedulers/slurm.py, _cancel_reasons).
 std::vector<std::string> SlurmScheduler::DefaultCancelReasons() const {
-  return {"FrontEndDown",      "Licenses",         "NodeDown",        "PartitionDown",   "PartitionInactive",
-          "PartitionNodeLimit", "QOSJobLimit",     "QOSResourceLimit", "ReqNodeNotAvail", "QOSUsageThreshold"};
+  return {"FrontEndDown",       "Licenses",    "NodeDown",         "PartitionDown",   "PartitionInactive",
+          "PartitionNodeLimit", "QOSJobLimit", "QOSResourceLimit", "ReqNodeNotAvail", "QOSUsageThreshold"};
 }
 
 Result<Observations> SlurmScheduler::QuerySacct(const std::vector<std::string>& ids, bool* fall_back) {
@@ -292,9 +295,9 @@ Result<Observations> SlurmScheduler::QuerySacct(const std::vector<std::string>& 
       if (*fall_back) return Observations{};  // the squeue way takes over
       return QuerySacct(chunk, fall_back);
     });
-  CommandResult r = runner().Run({"sacct", "-P", "-n", "-X", "-j", IdList(ids), "-o",
-                                  "jobid,state,exitcode,reason,nodelist,start,end"},
-                                 options().query_timeout);
+  CommandResult r = runner().Run(
+      {"sacct", "-P", "-n", "-X", "-j", IdList(ids), "-o", "jobid,state,exitcode,reason,nodelist,start,end"},
+      options().query_timeout);
   std::string text = r.err + r.out;
   if (text.find("accounting storage is disabled") != std::string::npos ||
       text.find("Slurm accounting storage is disabled") != std::string::npos) {
@@ -332,8 +335,10 @@ Result<Observations> SlurmScheduler::QuerySacct(const std::vector<std::string>& 
   Observations queued = none ? Observations{} : ParseSqueue(q.out);
   for (const auto& [id, o] : queued) {
     if (o.state.kind != JobState::Kind::kQueued) continue;
-    if (obs.count(id)) obs[id].state.reason = o.state.reason;
-    else obs[id] = o;
+    if (obs.count(id))
+      obs[id].state.reason = o.state.reason;
+    else
+      obs[id] = o;
   }
   std::vector<std::string> left;
   for (const auto& id : unended)
@@ -394,11 +399,16 @@ std::string OptionValue(const std::vector<std::string>& options, const std::stri
   std::string value;
   for (size_t i = 0; i < options.size(); ++i) {
     std::string o = Trim(options[i]);
-    if (StartsWith(o, lng + "=")) value = o.substr(lng.size() + 1);
-    else if (StartsWith(o, lng + " ")) value = Trim(o.substr(lng.size() + 1));
-    else if (o == lng && i + 1 < options.size()) value = options[i + 1];
-    else if (!shrt.empty() && StartsWith(o, shrt + " ")) value = Trim(o.substr(shrt.size() + 1));
-    else if (!shrt.empty() && o == shrt && i + 1 < options.size()) value = options[i + 1];
+    if (StartsWith(o, lng + "="))
+      value = o.substr(lng.size() + 1);
+    else if (StartsWith(o, lng + " "))
+      value = Trim(o.substr(lng.size() + 1));
+    else if (o == lng && i + 1 < options.size())
+      value = options[i + 1];
+    else if (!shrt.empty() && StartsWith(o, shrt + " "))
+      value = Trim(o.substr(shrt.size() + 1));
+    else if (!shrt.empty() && o == shrt && i + 1 < options.size())
+      value = options[i + 1];
     else if (!shrt.empty() && StartsWith(o, shrt) && o.size() > shrt.size() && o[shrt.size()] != '-')
       value = o.substr(shrt.size());
   }
@@ -461,8 +471,7 @@ std::vector<SlurmNode> ParseSlurmNodes(const std::string& out) {
 }
 
 std::vector<std::string> SelectSlurmNodes(const std::vector<SlurmNode>& nodes, const std::vector<std::string>& options,
-                                          const std::string& state,
-                                          const std::vector<std::string>& reservation_nodes) {
+                                          const std::string& state, const std::vector<std::string>& reservation_nodes) {
   std::string partition = OptionValue(options, "--partition", "-p");
   std::string constraint = OptionValue(options, "--constraint", "-C");
   std::string include = OptionValue(options, "--nodelist", "-w");
@@ -515,7 +524,8 @@ Result<std::vector<std::string>> SlurmScheduler::ListNodes(const std::vector<std
   std::vector<std::string> res_nodes;
   std::string reservation = OptionValue(job_options, "--reservation", "");
   if (!reservation.empty()) {
-    CommandResult rr = runner().Run({"scontrol", "-a", "show", "-o", "reservation", reservation}, options().query_timeout);
+    CommandResult rr =
+        runner().Run({"scontrol", "-a", "show", "-o", "reservation", reservation}, options().query_timeout);
     if (rr.exit_code != 0)
       return Status::Error("cannot read Slurm reservation '" + reservation + "': " + rr.Problem("scontrol"));
     auto kv = KeyValues(rr.out);
@@ -526,7 +536,8 @@ Result<std::vector<std::string>> SlurmScheduler::ListNodes(const std::vector<std
 
 NodeSpawn SlurmNodeSpawn(const Job&, int nnodes, int cpus_per_node) {
   const std::string n = std::to_string(nnodes);
-  return {{"srun", "--nodes=" + n, "--ntasks=" + n, "--ntasks-per-node=1", "--cpus-per-task=" + std::to_string(cpus_per_node)},
+  return {{"srun", "--nodes=" + n, "--ntasks=" + n, "--ntasks-per-node=1",
+           "--cpus-per-task=" + std::to_string(cpus_per_node)},
           "\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1)\"",
           "\"$SLURM_JOB_ID\"",
           ""};

@@ -65,9 +65,9 @@ std::vector<std::string> ExpandSlurmNodelist(const std::string& list);
 // One node of `scontrol -a show -o node`.
 struct SlurmNode {
   std::string name;
-  std::vector<std::string> states;      // "IDLE+DRAIN" -> IDLE, DRAIN ('*' of a non-responding node -> NOT_RESPONDING)
+  std::vector<std::string> states;  // "IDLE+DRAIN" -> IDLE, DRAIN ('*' of a non-responding node -> NOT_RESPONDING)
   std::vector<std::string> partitions;
-  std::vector<std::string> features;    // ActiveFeatures
+  std::vector<std::string> features;  // ActiveFeatures
 };
 std::vector<SlurmNode> ParseSlurmNodes(const std::string& out);
 // The nodes a job with these sbatch options could use (-p/--partition,

@@ -75,10 +75,11 @@ TEST(SlurmParse, SqueueScontrolSacct) {
   EXPECT_GT(c["104"].end_time, c["104"].start_time);
   EXPECT_EQ(c["105"].state.kind, Kind::kTimeout);
 
-  auto a = ParseSacct("106|COMPLETED|0:0|None|vm|2026-11-30T08:40:01|2026-11-30T08:40:02\n"
-                      "107|CANCELLED by 0|0:15|None|vm|2026-11-30T08:40:01|2026-11-30T08:40:05\n"
-                      "108|PENDING|0:0|BeginTime|None assigned|Unknown|Unknown\n"
-                      "109|COMPL");
+  auto a = ParseSacct(
+      "106|COMPLETED|0:0|None|vm|2026-11-30T08:40:01|2026-11-30T08:40:02\n"
+      "107|CANCELLED by 0|0:15|None|vm|2026-11-30T08:40:01|2026-11-30T08:40:05\n"
+      "108|PENDING|0:0|BeginTime|None assigned|Unknown|Unknown\n"
+      "109|COMPL");
   ASSERT_EQ(a.size(), 3u);
   EXPECT_EQ(a["106"].state.kind, Kind::kCompleted);
   EXPECT_EQ(a["107"].state.kind, Kind::kCancelled);
@@ -106,12 +107,12 @@ TEST(SlurmScheduler, DirectivesAsReFrame) {
   j.stdout_path = "/s/hb_job.out";
   j.stderr_path = "/s/hb_job.err";
   j.options = {"--account=proj", "--gres=gpu:4", "#DW jobdw"};
-  EXPECT_EQ(f.sched->Directives(j), (std::vector<std::string>{
-                                        "#SBATCH --job-name=\"hb_stream\"", "#SBATCH --ntasks=4",
-                                        "#SBATCH --ntasks-per-node=2", "#SBATCH --cpus-per-task=8",
-                                        "#SBATCH --time=1:30:00", "#SBATCH --exclusive",
-                                        "#SBATCH --output=/s/hb_job.out", "#SBATCH --error=/s/hb_job.err",
-                                        "#SBATCH --account=proj", "#SBATCH --gres=gpu:4", "#DW jobdw"}));
+  EXPECT_EQ(
+      f.sched->Directives(j),
+      (std::vector<std::string>{"#SBATCH --job-name=\"hb_stream\"", "#SBATCH --ntasks=4", "#SBATCH --ntasks-per-node=2",
+                                "#SBATCH --cpus-per-task=8", "#SBATCH --time=1:30:00", "#SBATCH --exclusive",
+                                "#SBATCH --output=/s/hb_job.out", "#SBATCH --error=/s/hb_job.err",
+                                "#SBATCH --account=proj", "#SBATCH --gres=gpu:4", "#DW jobdw"}));
 }
 
 // ReFrame's order: tasks per core and socket after tasks per node, the
@@ -132,9 +133,8 @@ TEST(SlurmScheduler, AccessTasksPerCoreAndMultithreading) {
   EXPECT_EQ(f.sched->Directives(j),
             (std::vector<std::string>{"#SBATCH --job-name=\"hb_t\"", "#SBATCH --ntasks=8",
                                       "#SBATCH --ntasks-per-core=1", "#SBATCH --ntasks-per-socket=4",
-                                      "#SBATCH --output=/s/o", "#SBATCH --error=/s/e",
-                                      "#SBATCH --hint=nomultithread", "#SBATCH --partition=debug",
-                                      "#SBATCH --account=a1", "#SBATCH --qos=low"}));
+                                      "#SBATCH --output=/s/o", "#SBATCH --error=/s/e", "#SBATCH --hint=nomultithread",
+                                      "#SBATCH --partition=debug", "#SBATCH --account=a1", "#SBATCH --qos=low"}));
   f.runner->Expect("sbatch", 0, "42\n");
   ASSERT_TRUE(f.sched->Submit(&j).ok());
   EXPECT_EQ(f.runner->calls.back(), "sbatch --parsable /s/hb_job.sh");
@@ -371,8 +371,8 @@ TEST(SlurmScheduler, EachJobFollowsItsPartitionsOptions) {
   f.runner->Expect("squeue", 0, "710|PENDING|PartitionNodeLimit|\n711|PENDING|PartitionNodeLimit|\n");
   f.Poll({&plain, &tolerant});
   EXPECT_EQ(f.runner->calls.size() - before, 2u);  // one squeue for both, one scancel
-  EXPECT_EQ(plain.state.kind, Kind::kFailed);       // the default list has PartitionNodeLimit
-  EXPECT_EQ(tolerant.state.kind, Kind::kQueued);    // its partition lists Priority only
+  EXPECT_EQ(plain.state.kind, Kind::kFailed);      // the default list has PartitionNodeLimit
+  EXPECT_EQ(tolerant.state.kind, Kind::kQueued);   // its partition lists Priority only
 }
 
 TEST(SlurmScheduler, CancelAndShutdown) {
@@ -415,7 +415,8 @@ const char kNodes[] =
     "Partitions=gpu,all Reason=bad dimm [root@2026-11-29T10:00:00]\n"
     "NodeName=nid004 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null) State=DOWN* Partitions=cpu,all\n"
     "NodeName=nid005 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null) State=ALLOCATED Partitions=cpu,all\n"
-    "NodeName=nid006 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null) State=IDLE+RESERVED Partitions=cpu,all\n"
+    "NodeName=nid006 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null) State=IDLE+RESERVED "
+    "Partitions=cpu,all\n"
     "NodeName=nid007 Arch=x86_64 AvailableFeatures=(null) ActiveFeatures=(null) State=IDLE Partitions=cpu,all\n";
 
 TEST(SlurmNodes, ParseStatesPartitionsFeatures) {

@@ -100,9 +100,11 @@ std::string SshWrapperScript(const std::string& host, const std::vector<std::str
   s += "status=$?\n";
   s += "trap - TERM INT\n";
   s += "if [ $shared = 0 ]; then\n";
-  s += "  \"${ssh_cmd[@]}\" " + remote("tar -C " + dir + " -cf - --exclude=./.hb_ssh_pid .") + " | tar -C \"$dir\" -xf -" +
-       excludes + " || fail \"copying $dir back failed (the job exited $status; its folder is left there)\"\n";
-  s += "  \"${ssh_cmd[@]}\" " + remote("rm -rf " + dir) + " || echo \"hetbench ssh: $host: could not remove $dir there\" >&2\n";
+  s += "  \"${ssh_cmd[@]}\" " + remote("tar -C " + dir + " -cf - --exclude=./.hb_ssh_pid .") +
+       " | tar -C \"$dir\" -xf -" + excludes +
+       " || fail \"copying $dir back failed (the job exited $status; its folder is left there)\"\n";
+  s += "  \"${ssh_cmd[@]}\" " + remote("rm -rf " + dir) +
+       " || echo \"hetbench ssh: $host: could not remove $dir there\" >&2\n";
   s += "else\n";
   s += "  rm -f \"$dir/.hb_ssh_pid\"\n";
   s += "fi\n";
@@ -148,8 +150,10 @@ Status SshScheduler::Submit(Job* job) {
   std::vector<std::string> words;
   for (const auto* list : {&job->access, &job->options})
     for (const auto& o : *list) {
-      if (StartsWith(o, "#host=")) pinned = o.substr(6);
-      else words.push_back(o);
+      if (StartsWith(o, "#host="))
+        pinned = o.substr(6);
+      else
+        words.push_back(o);
     }
   if (!job->pin_nodes.empty()) pinned = Split(job->pin_nodes, ',')[0];
   std::string host = Reserve(pinned);

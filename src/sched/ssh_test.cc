@@ -13,8 +13,8 @@ std::string ErrorOf(const nlohmann::json& so) {
 }
 
 TEST(SshOptions, HostsAreRequiredAndChecked) {
-  auto o = ReadSshOptions(JsonField(nlohmann::json{{"ssh_hosts", {"n1", "n2.example.org", "n1"}},
-                                                   {"unqualified_hostnames", true}}));
+  auto o = ReadSshOptions(
+      JsonField(nlohmann::json{{"ssh_hosts", {"n1", "n2.example.org", "n1"}}, {"unqualified_hostnames", true}}));
   ASSERT_TRUE(o.ok()) << o.status().str();
   EXPECT_EQ(o->hosts, (std::vector<std::string>{"n1", "n2.example.org"}));
   EXPECT_TRUE(o->unqualified_hostnames);
@@ -24,7 +24,8 @@ TEST(SshOptions, HostsAreRequiredAndChecked) {
   EXPECT_EQ(ErrorOf(nullptr), need);
   EXPECT_EQ(ErrorOf({{"ssh_hosts", nlohmann::json::array()}}), need);
   EXPECT_EQ(ErrorOf({{"ssh_hosts", "n1"}}), "sched_options: 'ssh_hosts' must be a list of host names");
-  EXPECT_EQ(ErrorOf({{"ssh_hosts", {"n1; rm -rf ~"}}}), "sched_options: 'ssh_hosts': 'n1; rm -rf ~' is not a host name");
+  EXPECT_EQ(ErrorOf({{"ssh_hosts", {"n1; rm -rf ~"}}}),
+            "sched_options: 'ssh_hosts': 'n1; rm -rf ~' is not a host name");
   EXPECT_EQ(ErrorOf({{"ssh_hosts", {"-oProxyCommand=x"}}}),
             "sched_options: 'ssh_hosts': '-oProxyCommand=x' is not a host name");
   EXPECT_EQ(ErrorOf({{"ssh_hosts", {"a"}}, {"ssh_host", 1}}),

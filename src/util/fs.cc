@@ -66,7 +66,8 @@ void RemoveScratch(const std::string& path) {
 
 Status CopyTree(const std::string& from, const std::string& to) {
   if (IsWithin(to, from))
-    return Status::Error("cannot copy '" + from + "' into '" + to + "', which is inside it: it would copy its own "
+    return Status::Error("cannot copy '" + from + "' into '" + to +
+                         "', which is inside it: it would copy its own "
                          "copy (a sourcesdir that holds hetbench's prefix? use a folder of sources only)");
   std::error_code ec;
   fs::create_directories(to, ec);

@@ -74,7 +74,9 @@ TEST(Fs, EveryRemovalIsOfWhatHetbenchMadeBelowItsRoot) {
   std::string found;
   for (const auto& e : fs::recursive_directory_iterator(fs::path(HB_SOURCE_DIR) / "src")) {
     const std::string rel = fs::relative(e.path(), HB_SOURCE_DIR).string();
-    if (!e.is_regular_file() || rel.ends_with("_test.cc") || rel.ends_with("_test_util.h") || !(rel.ends_with(".cc") || rel.ends_with(".h"))) continue;
+    if (!e.is_regular_file() || rel.ends_with("_test.cc") || rel.ends_with("_test_util.h") ||
+        !(rel.ends_with(".cc") || rel.ends_with(".h")))
+      continue;
     if (rel == "src/util/fs.h") continue;  // the declarations
     std::ifstream in(e.path());
     std::string line;

@@ -23,14 +23,22 @@ std::string JsonPointerPart(const std::string& key) { return ReplaceAll(ReplaceA
 
 std::string JsonTypeName(nlohmann::json::value_t type) {
   switch (type) {
-    case nlohmann::json::value_t::null: return "null";
-    case nlohmann::json::value_t::object: return "a mapping";
-    case nlohmann::json::value_t::array: return "a list";
-    case nlohmann::json::value_t::string: return "a string";
-    case nlohmann::json::value_t::boolean: return "true or false";
-    case nlohmann::json::value_t::binary: return "binary data";
-    case nlohmann::json::value_t::discarded: return "nothing";
-    default: return "a number";
+    case nlohmann::json::value_t::null:
+      return "null";
+    case nlohmann::json::value_t::object:
+      return "a mapping";
+    case nlohmann::json::value_t::array:
+      return "a list";
+    case nlohmann::json::value_t::string:
+      return "a string";
+    case nlohmann::json::value_t::boolean:
+      return "true or false";
+    case nlohmann::json::value_t::binary:
+      return "binary data";
+    case nlohmann::json::value_t::discarded:
+      return "nothing";
+    default:
+      return "a number";
   }
 }
 
@@ -77,8 +85,8 @@ std::vector<std::pair<std::string, JsonField>> JsonField::Items() const {
   std::vector<std::pair<std::string, JsonField>> out;
   if (!v_ || !v_->is_object()) return out;
   for (auto it = v_->begin(); it != v_->end(); ++it)
-    out.emplace_back(it.key(), JsonField(&*it, Member(label_, it.key()), pointer_ + "/" + JsonPointerPart(it.key()),
-                                         marks_));
+    out.emplace_back(it.key(),
+                     JsonField(&*it, Member(label_, it.key()), pointer_ + "/" + JsonPointerPart(it.key()), marks_));
   return out;
 }
 

@@ -81,7 +81,9 @@ TEST(JsonFieldTest, NoUncheckedJsonReads) {
   for (const auto& e : fs::recursive_directory_iterator(fs::path(HB_SOURCE_DIR) / "src")) {
     const std::string path = e.path().string();
     if (!e.is_regular_file()) continue;
-    if (!(path.ends_with(".cc") || path.ends_with(".h")) || path.ends_with("_test.cc") || path.ends_with("_test_util.h")) continue;
+    if (!(path.ends_with(".cc") || path.ends_with(".h")) || path.ends_with("_test.cc") ||
+        path.ends_with("_test_util.h"))
+      continue;
     if (path.ends_with("util/json_field.cc")) continue;
     std::ifstream in(path);
     std::string line;

@@ -93,8 +93,7 @@ Result<Regex> Regex::Compile(const std::string& pattern) {
   pcre2_compile_context_free(ctx);
   if (!code) {
     size_t at = err_off < t.origin.size() ? t.origin[err_off] : pattern.size();
-    return Status::Error("invalid regex '" + pattern + "': " + ErrorText(err) + " at offset " +
-                         std::to_string(at));
+    return Status::Error("invalid regex '" + pattern + "': " + ErrorText(err) + " at offset " + std::to_string(at));
   }
   // JIT is an optimisation only: without it pcre2_match interprets.
   pcre2_jit_compile(code, PCRE2_JIT_COMPLETE | PCRE2_JIT_PARTIAL_HARD);
@@ -253,8 +252,7 @@ bool Regex::ScanInterrupted(const Status& st) { return !st.ok() && st.message() 
 // that reaches the segment's end comes back partial, and is tried again
 // from its start once the next segment is appended.
 Status Regex::Scan(ScanSource& source, const ScanOptions& opt, const ScanVisitor& visit) const {
-  std::unique_ptr<pcre2_match_data, MatchDataFree> md(
-      pcre2_match_data_create_from_pattern(code_, nullptr));
+  std::unique_ptr<pcre2_match_data, MatchDataFree> md(pcre2_match_data_create_from_pattern(code_, nullptr));
   std::unique_ptr<pcre2_match_context, MatchContextFree> mc(pcre2_match_context_create(nullptr));
   if (!md || !mc) return Status::Error("regex '" + pattern_ + "': out of memory");
   pcre2_set_match_limit(mc.get(), g_match_limit);
@@ -267,11 +265,11 @@ Status Regex::Scan(ScanSource& source, const ScanOptions& opt, const ScanVisitor
 
   ScanBuffer buf;
   RegexMatch m;
-  size_t start = 0;      // where the next pcre2_match starts, in buf.data
-  uint32_t retry = 0;    // empty-match retry flags for that call
-  size_t seg_end = 0;    // the end of the segment searched last
+  size_t start = 0;    // where the next pcre2_match starts, in buf.data
+  uint32_t retry = 0;  // empty-match retry flags for that call
+  size_t seg_end = 0;  // the end of the segment searched last
   size_t target = std::max<size_t>(opt.first_segment, 1);
-  bool grow = false;     // a partial match needs a longer segment
+  bool grow = false;  // a partial match needs a longer segment
   while (true) {
     if (opt.interrupted && opt.interrupted()) return Status::Error(kInterrupted);
     // Forget what no match can need any more.
@@ -325,8 +323,10 @@ Status Regex::Scan(ScanSource& source, const ScanOptions& opt, const ScanVisitor
     }
     if (final && start > seg_end) return Status::OK();
     double took = SecondsSince(t0);
-    if (took > kSlowSegmentS) target = std::max<size_t>(target / 8, 1);
-    else if (took < kQuickSegmentS && target < kMaxSegment) target = std::min(target * 2, kMaxSegment);
+    if (took > kSlowSegmentS)
+      target = std::max<size_t>(target / 8, 1);
+    else if (took < kQuickSegmentS && target < kMaxSegment)
+      target = std::min(target * 2, kMaxSegment);
   }
 }
 

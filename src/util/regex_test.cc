@@ -102,7 +102,8 @@ TEST(Regex, MatchLimitIsAnErrorNotNoMatch) {
   auto first = re.FindFirst(std::string(40, 'a') + "c");
   Regex::SetMatchLimit(Regex::kDefaultMatchLimit);
   ASSERT_FALSE(all.ok());
-  EXPECT_NE(all.status().message().find("regex too expensive: '^(a+)+$' gave up searching from byte 4"), std::string::npos)
+  EXPECT_NE(all.status().message().find("regex too expensive: '^(a+)+$' gave up searching from byte 4"),
+            std::string::npos)
       << all.status().str();
   EXPECT_NE(all.status().message().find("regex_match_limit is 100000"), std::string::npos);
   EXPECT_FALSE(first.ok());
@@ -219,10 +220,13 @@ TEST(RegexScan, PlaceGivesTheLineOfTheMatch) {
   std::string text = NumberedLines(30000) + "ERROR: disk full\r\n" + NumberedLines(10);
   StringScanSource src(text, 4096);
   std::string where;
-  ASSERT_TRUE(MustCompile("disk").Scan(src, {}, [&](const RegexMatch&, const Regex::MatchPlace& at) {
-    where = std::to_string(at.Line()) + ":" + at.LineText(120) + "|" + at.LineText(5);
-    return false;
-  }).ok());
+  ASSERT_TRUE(MustCompile("disk")
+                  .Scan(src, {},
+                        [&](const RegexMatch&, const Regex::MatchPlace& at) {
+                          where = std::to_string(at.Line()) + ":" + at.LineText(120) + "|" + at.LineText(5);
+                          return false;
+                        })
+                  .ok());
   EXPECT_EQ(where, "30001:ERROR: disk full|ERROR...");
 }
 
@@ -237,7 +241,11 @@ TEST(RegexScan, FileSourceReadsAFileAndNamesItInErrors) {
 TEST(RegexScan, CaretAtASegmentsEndWaitsForTheNextSegment) {
   std::string text = "x\naaa";
   Found whole = ScanAll(MustCompile("(^(a+))?"), text, 1 << 20);
-  Found pieces = ScanAll(MustCompile("(^(a+))?"), text, 1, [] { Regex::ScanOptions o; o.first_segment = 1; return o; }());
+  Found pieces = ScanAll(MustCompile("(^(a+))?"), text, 1, [] {
+    Regex::ScanOptions o;
+    o.first_segment = 1;
+    return o;
+  }());
   EXPECT_EQ(whole.offsets, (std::vector<size_t>{0, 1, 2, 5}));  // as Python's re.finditer
   EXPECT_EQ(pieces.offsets, whole.offsets);
   EXPECT_EQ(pieces.texts, whole.texts);

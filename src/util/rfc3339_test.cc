@@ -26,9 +26,8 @@ TEST(Rfc3339, ParsesZonesAndFractions) {
 TEST(Rfc3339, RefusesWhatIsNotRfc3339) {
   for (const char* s : {"", "yesterday", "2024-05-01", "2024-05-01T10:00:00", "2024-05-01T10:00Z",
                         "2024-05-01T10:00:00+0200", "2024-05-01T10:00:00+02", "2024-5-01T10:00:00Z",
-                        "2024-13-01T10:00:00Z", "2024-05-01T24:00:00Z", "2024-05-01T10:60:00Z",
-                        "2024-05-01T10:00:00.Z", "2024-05-01T10:00:00Zjunk", "2024-05-01T10:00:00+25:00",
-                        "2024-05-01T10:00:00 Z"}) {
+                        "2024-13-01T10:00:00Z", "2024-05-01T24:00:00Z", "2024-05-01T10:60:00Z", "2024-05-01T10:00:00.Z",
+                        "2024-05-01T10:00:00Zjunk", "2024-05-01T10:00:00+25:00", "2024-05-01T10:00:00 Z"}) {
     EXPECT_EQ(ParseRfc3339(s), std::nullopt) << s;
   }
 }
@@ -46,7 +45,10 @@ TEST(Rfc3339, TimestampTakesWhatPeopleType) {
   tzset();
   EXPECT_EQ(ParseTimestamp("2024-07-01 12:00"), 1719831600.0);
   EXPECT_EQ(ParseTimestamp("2024-07-01"), 1719831600.0 - 12 * 3600);
-  if (tz) setenv("TZ", saved.c_str(), 1); else unsetenv("TZ");
+  if (tz)
+    setenv("TZ", saved.c_str(), 1);
+  else
+    unsetenv("TZ");
   tzset();
   EXPECT_EQ(ParseTimestamp("2024-07-01T1200"), std::nullopt);
   EXPECT_EQ(ParseTimestamp("01/07/2024"), std::nullopt);

@@ -70,8 +70,10 @@ EventWaiter::Events EventWaiter::Wait(double timeout_s) {
   // Drain everything pending.
   signalfd_siginfo si;
   while (read(fd_, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
-    if (si.ssi_signo == SIGCHLD) ev.child_exited = true;
-    else if (ev.interrupt == 0) ev.interrupt = static_cast<int>(si.ssi_signo);
+    if (si.ssi_signo == SIGCHLD)
+      ev.child_exited = true;
+    else if (ev.interrupt == 0)
+      ev.interrupt = static_cast<int>(si.ssi_signo);
   }
   return ev;
 }

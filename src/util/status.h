@@ -31,9 +31,7 @@ class [[nodiscard]] Status {
   Status() = default;  // OK
   static Status OK() { return Status(); }
   static Status Error(std::string msg) { return Status(std::move(msg), {}); }
-  static Status Error(SourceMark mark, std::string msg) {
-    return Status(std::move(msg), std::move(mark));
-  }
+  static Status Error(SourceMark mark, std::string msg) { return Status(std::move(msg), std::move(mark)); }
 
   bool ok() const { return !err_.has_value(); }
   explicit operator bool() const { return ok(); }
@@ -57,8 +55,8 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}            // NOLINT: implicit by design
-  Result(Status err) : v_(std::move(err)) {}           // NOLINT: must be an error
+  Result(T value) : v_(std::move(value)) {}   // NOLINT: implicit by design
+  Result(Status err) : v_(std::move(err)) {}  // NOLINT: must be an error
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }

@@ -61,13 +61,16 @@ std::string ReplaceAll(std::string s, std::string_view from, std::string_view to
 std::string ShellQuote(std::string_view s) {
   if (s.empty()) return "''";
   bool safe = std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("@%+=:,./-_").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("@%+=:,./-_").find(c) != std::string_view::npos;
   });
   if (safe) return std::string(s);
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   out += "'";
   return out;
@@ -124,8 +127,10 @@ std::string ValidUtf8(std::string_view s, bool* replaced) {
     size_t at = i;
     uint32_t cp = DecodeUtf8(s, i);
     if (cp == 0xFFFD && !(i - at == 3 && s.compare(at, 3, "\xEF\xBF\xBD") == 0)) any = true;
-    if (cp < 0x80) out += static_cast<char>(cp);
-    else AppendUtf8(out, cp);
+    if (cp < 0x80)
+      out += static_cast<char>(cp);
+    else
+      AppendUtf8(out, cp);
   }
   if (replaced) *replaced = any;
   return out;
@@ -138,9 +143,8 @@ std::optional<uint64_t> ParseByteSize(std::string_view in) {
   std::string num = s.substr(0, i), unit = Trim(s.substr(i));
   if (num.empty() || num == "." || std::count(num.begin(), num.end(), '.') > 1) return std::nullopt;
   static const std::vector<std::pair<std::string, double>> kUnits = {
-      {"", 1},           {"B", 1},          {"K", 0x1p10},     {"KiB", 0x1p10},   {"KB", 1e3},
-      {"M", 0x1p20},     {"MiB", 0x1p20},   {"MB", 1e6},       {"G", 0x1p30},     {"GiB", 0x1p30},
-      {"GB", 1e9},       {"T", 0x1p40},     {"TiB", 0x1p40},   {"TB", 1e12}};
+      {"", 1},     {"B", 1},      {"K", 0x1p10},   {"KiB", 0x1p10}, {"KB", 1e3},   {"M", 0x1p20},   {"MiB", 0x1p20},
+      {"MB", 1e6}, {"G", 0x1p30}, {"GiB", 0x1p30}, {"GB", 1e9},     {"T", 0x1p40}, {"TiB", 0x1p40}, {"TB", 1e12}};
   for (const auto& [name, factor] : kUnits) {
     if (unit != name) continue;
     double v = std::strtod(num.c_str(), nullptr) * factor;
@@ -203,8 +207,10 @@ std::string FormatHMS(double seconds) {
   long t = static_cast<long>(std::ceil(seconds));
   long d = t / 86400, h = (t / 3600) % 24, m = (t / 60) % 60, s = t % 60;
   char buf[64];
-  if (d > 0) std::snprintf(buf, sizeof buf, "%ld-%02ld:%02ld:%02ld", d, h, m, s);
-  else std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", h, m, s);
+  if (d > 0)
+    std::snprintf(buf, sizeof buf, "%ld-%02ld:%02ld:%02ld", d, h, m, s);
+  else
+    std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", h, m, s);
   return buf;
 }
 

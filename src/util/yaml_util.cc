@@ -108,9 +108,9 @@ Result<std::vector<YAML::Node>> LoadYamlString(const std::string& text, const st
     return out;
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's message for this is "bad file".
-    return Status::Error(FromYamlMark(e.mark, file),
-                         "invalid YAML: lists or mappings nested more than " + std::to_string(e.depth()) +
-                             " deep; hetbench reads at most that many levels");
+    return Status::Error(FromYamlMark(e.mark, file), "invalid YAML: lists or mappings nested more than " +
+                                                         std::to_string(e.depth()) +
+                                                         " deep; hetbench reads at most that many levels");
   } catch (const YAML::Exception& e) {
     return Status::Error(FromYamlMark(e.mark, file), "invalid YAML: " + e.msg);
   }
@@ -178,8 +178,7 @@ std::string YamlTypeName(const YAML::Node& n) {
 }
 
 Result<std::string> YamlString(const YAML::Node& n, const std::string& file, const std::string& what) {
-  if (!n.IsScalar())
-    return Status::Error(MarkOf(n, file), what + ": expected a string, got " + YamlTypeName(n));
+  if (!n.IsScalar()) return Status::Error(MarkOf(n, file), what + ": expected a string, got " + YamlTypeName(n));
   return n.Scalar();
 }
 
@@ -213,8 +212,7 @@ Result<bool> YamlBool(const YAML::Node& n, const std::string& file, const std::s
   return Status::Error(MarkOf(n, file), what + ": expected true or false, got " + YamlTypeName(n));
 }
 
-Result<std::vector<std::string>> YamlStringList(const YAML::Node& n, const std::string& file,
-                                                const std::string& what) {
+Result<std::vector<std::string>> YamlStringList(const YAML::Node& n, const std::string& file, const std::string& what) {
   std::vector<std::string> out;
   if (n.IsNull()) return out;
   if (n.IsScalar()) {
@@ -261,8 +259,7 @@ std::optional<long long> ParseInt(std::string s) {
 
 nlohmann::json ParseFloat(const std::string& s) {
   std::string t = ReplaceAll(s, "_", "");
-  if (t.find("inf") != std::string::npos || t.find("Inf") != std::string::npos ||
-      t.find("INF") != std::string::npos)
+  if (t.find("inf") != std::string::npos || t.find("Inf") != std::string::npos || t.find("INF") != std::string::npos)
     return t[0] == '-' ? -INFINITY : INFINITY;
   if (t.find_first_of("nN") != std::string::npos) return NAN;
   try {
@@ -303,8 +300,7 @@ nlohmann::json YamlToJson(const YAML::Node& node, const std::string& file, JsonM
   }
   if (node.IsScalar()) {
     if (node.Tag() == "?") return PlainScalarToJson(node.Scalar());
-    if (node.Tag() == "!" || node.Tag() == kStrTag || !StartsWith(node.Tag(), "tag:yaml.org"))
-      return node.Scalar();
+    if (node.Tag() == "!" || node.Tag() == kStrTag || !StartsWith(node.Tag(), "tag:yaml.org")) return node.Scalar();
     return PlainScalarToJson(node.Scalar());
   }
   if (node.IsSequence()) {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include "util/json_field.h"
 #include "util/status.h"
@@ -39,8 +39,7 @@ Result<double> YamlNumber(const YAML::Node& n, const std::string& file, const st
 Result<long long> YamlInt(const YAML::Node& n, const std::string& file, const std::string& what);
 Result<bool> YamlBool(const YAML::Node& n, const std::string& file, const std::string& what);
 // A list of scalars; a lone scalar is accepted as a one-element list.
-Result<std::vector<std::string>> YamlStringList(const YAML::Node& n, const std::string& file,
-                                                const std::string& what);
+Result<std::vector<std::string>> YamlStringList(const YAML::Node& n, const std::string& file, const std::string& what);
 
 // The JSON value of a YAML node, typed as ReFrame's YAML reader (PyYAML,
 // YAML 1.1) types plain scalars: ints stay ints, `yes` is true, `~` null;

@@ -35,11 +35,14 @@ class Podman : public ::testing::Test {
     dir_ = TempDir();
     image_ = "localhost/hb-e2e:" + std::to_string(getpid());
     // A root file system of host programs and the libraries they load.
-    std::string build = "set -e; cd " + dir_ + "; mkdir -p rootfs/bin rootfs/rfm_workdir; "
+    std::string build = "set -e; cd " + dir_ +
+                        "; mkdir -p rootfs/bin rootfs/rfm_workdir; "
                         "for b in /bin/sh /bin/cat /bin/echo /bin/ls; do cp $b rootfs/bin/; done; "
                         "for l in $(ldd /bin/sh /bin/cat /bin/ls | grep -o '/lib[^ ]*' | sort -u); do "
                         "mkdir -p rootfs$(dirname $l); cp $l rootfs$l; done; "
-                        "tar -C rootfs -cf rootfs.tar . && podman import rootfs.tar " + image_ + " 2>&1 >/dev/null "
+                        "tar -C rootfs -cf rootfs.tar . && podman import rootfs.tar " +
+                        image_ +
+                        " 2>&1 >/dev/null "
                         "&& echo imported";
     std::string out = Shell("(" + build + ") 2>&1");
     if (out.find("imported") == std::string::npos) {
@@ -50,8 +53,8 @@ class Podman : public ::testing::Test {
     for (int i = 0; i < 3; ++i) {
       std::string conf = dir_ + "/containers" + std::to_string(i) + ".conf";
       Write(conf, kConfs[i]);
-      std::string got = Shell("CONTAINERS_CONF=" + conf + " timeout 120 podman run --rm " + image_ +
-                              " /bin/echo podman-ok 2>&1");
+      std::string got =
+          Shell("CONTAINERS_CONF=" + conf + " timeout 120 podman run --rm " + image_ + " /bin/echo podman-ok 2>&1");
       if (got.find("podman-ok") == 0) {
         conf_ = conf;
         return;
@@ -78,7 +81,9 @@ class Podman : public ::testing::Test {
            "        launcher: local\n"
            "        environs: [builtin]\n"
            "        container_platforms:\n"
-           "          - {type: Podman, env_vars: [[CONTAINERS_CONF, '" + conf_ + "']]}\n"
+           "          - {type: Podman, env_vars: [[CONTAINERS_CONF, '" +
+           conf_ +
+           "']]}\n"
            "environments:\n"
            "  - {name: builtin, cc: cc}\n";
   }
@@ -96,25 +101,30 @@ TEST_F(Podman, CaseRunsInsideTheImageWithTheStageDirectoryMounted) {
   std::string dir = TempDir();
   Write(dir + "/site.yaml", Site());
   Write(dir + "/src/input.txt", "hello-from-the-stage-directory\n");
-  Write(dir + "/t.yaml", "name: inpodman\n"
-                         "sourcesdir: src\n"
-                         "image: " + image_ + "\n"
-                         "container_platform:\n"
-                         "  type: Podman\n"
-                         "  pull_image: false\n"
-                         "  command: /bin/sh -c 'cat input.txt; ls /; echo written-inside > made.txt'\n"
-                         "keep_files: [made.txt]\n"
-                         "sanity:\n"
-                         "  - {pattern: hello-from-the-stage-directory}\n"
-                         "  - {pattern: rfm_workdir}\n"
-                         "---\n"
-                         "name: execinpodman\n"
-                         "sourcesdir: src\n"
-                         "image: " + image_ + "\n"
-                         "container_platform: {pull_image: false}\n"
-                         "executable: cat\n"
-                         "executable_opts: [input.txt, /proc/1/cmdline]\n"
-                         "sanity: [{pattern: 'hello-from-the-stage-directory\\ncat'}]\n");
+  Write(dir + "/t.yaml",
+        "name: inpodman\n"
+        "sourcesdir: src\n"
+        "image: " +
+            image_ +
+            "\n"
+            "container_platform:\n"
+            "  type: Podman\n"
+            "  pull_image: false\n"
+            "  command: /bin/sh -c 'cat input.txt; ls /; echo written-inside > made.txt'\n"
+            "keep_files: [made.txt]\n"
+            "sanity:\n"
+            "  - {pattern: hello-from-the-stage-directory}\n"
+            "  - {pattern: rfm_workdir}\n"
+            "---\n"
+            "name: execinpodman\n"
+            "sourcesdir: src\n"
+            "image: " +
+            image_ +
+            "\n"
+            "container_platform: {pull_image: false}\n"
+            "executable: cat\n"
+            "executable_opts: [input.txt, /proc/1/cmdline]\n"
+            "sanity: [{pattern: 'hello-from-the-stage-directory\\ncat'}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 300);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   for (const auto& c : Cases(dir)) {
@@ -135,9 +145,12 @@ TEST_F(Podman, ImageNameWithMetacharactersReachesPodmanLiterally) {
   std::string dir = TempDir();
   std::string marker = dir + "/pwned";
   Write(dir + "/site.yaml", Site());
-  Write(dir + "/t.yaml", "name: meta\nsanity: [{exit_code: 0}]\n"
-                         "image: '" + image_ + ";touch " + marker + "'\n"
-                         "container_platform: {type: Podman, pull_image: false, command: /bin/echo hi}\n");
+  Write(dir + "/t.yaml",
+        "name: meta\nsanity: [{exit_code: 0}]\n"
+        "image: '" +
+            image_ + ";touch " + marker +
+            "'\n"
+            "container_platform: {type: Podman, pull_image: false, command: /bin/echo hi}\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 300);
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_FALSE(Exists(marker));

@@ -29,8 +29,7 @@ nlohmann::json Case(const std::string& dir) {
 // CC=, CFLAGS= and --with-answer=N, finds its sources next to itself (so
 // it works from a build folder, as ../configure) and writes a Makefile.
 void WriteAutotoolsProject(const std::string& src, const std::string& extra_check = "") {
-  Write(src + "/hello.c",
-        "#include <stdio.h>\nint main(void) { printf(\"answer %d\\n\", ANSWER); return 0; }\n");
+  Write(src + "/hello.c", "#include <stdio.h>\nint main(void) { printf(\"answer %d\\n\", ANSWER); return 0; }\n");
   Write(src + "/configure",
         "#!/bin/sh\n"
         "srcdir=$(dirname \"$0\")\n"
@@ -81,16 +80,19 @@ TEST(BuildE2E, FailedBuildNamesTheToolsErrorAndKeepsBothLogs) {
   std::string dir = TempDir();
   Write(dir + "/site.yaml", kSite);
   WriteAutotoolsProject(dir + "/src", "echo 'configure: error: libfrob not found' >&2; exit 1\n");
-  Write(dir + "/t.yaml", "name: autofail\nsourcesdir: src\nbuild_system: Autotools\nexecutable: ./hello\nsanity: [{exit_code: 0}]\n");
+  Write(dir + "/t.yaml",
+        "name: autofail\nsourcesdir: src\nbuild_system: Autotools\nexecutable: ./hello\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir);
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   auto c = Case(dir);
   EXPECT_EQ(c["fail_stage"], "build");
   std::string reason = c["fail_reason"];
   std::string out = c["outputdir"];
-  EXPECT_EQ(reason, "exit code 1: configure: error: libfrob not found (in `./configure CC=\"gcc\" CXX=\"CC\" FC=\"ftn\" "
-                    "CFLAGS=\"-O1\"`)"
-                    " (log: " + out + "/hb_build.err)");
+  EXPECT_EQ(reason,
+            "exit code 1: configure: error: libfrob not found (in `./configure CC=\"gcc\" CXX=\"CC\" FC=\"ftn\" "
+            "CFLAGS=\"-O1\"`)"
+            " (log: " +
+                out + "/hb_build.err)");
   EXPECT_NE(Read(out + "/hb_build.out").find("checking for C compiler... gcc"), std::string::npos);
   EXPECT_NE(Read(out + "/hb_build.err").find("configure: error: libfrob not found"), std::string::npos);
 }
@@ -99,25 +101,28 @@ TEST(BuildE2E, FailedBuildNamesTheToolsErrorAndKeepsBothLogs) {
 // `spack env create -d`, `add`, `install`, `load --sh`) and records every
 // command line; `add zlib@99` fails as Spack's concretizer does.
 void WriteFakeSpack(const std::string& bin, const std::string& log) {
-  Write(bin + "/spack", "#!/bin/sh\n"
-                        "echo \"spack $*\" >> " + log + "\n"
-                        "case \"$*\" in\n"
-                        "  'env create -d rfm_spack_env')\n"
-                        "    mkdir -p rfm_spack_env\n"
-                        "    echo \"==> Created independent environment in: $PWD/rfm_spack_env\"\n"
-                        "    echo '==> Activate with: spack env activate rfm_spack_env' ;;\n"
-                        "  *' add zlib@99'*)\n"
-                        "    echo '==> Error: concretization failed for the following reasons:' >&2\n"
-                        "    echo >&2\n"
-                        "    echo \"   1. Cannot satisfy 'zlib@=99'\" >&2\n"
-                        "    echo '        required because zlib@=99 requested explicitly' >&2\n"
-                        "    exit 1 ;;\n"
-                        "  *' add '*) echo \"==> Adding ${4} to environment $PWD/rfm_spack_env\" ;;\n"
-                        "  *' install'*)\n"
-                        "    echo '==> Installing zlib-1.3.1-wbr6vvlhd4u3ixefcixefvhamhhh3dbu [1/1]'\n"
-                        "    echo '==> zlib: Successfully installed zlib-1.3.1-wbr6vvlhd4u3ixefcixefvhamhhh3dbu' ;;\n"
-                        "  *' load --sh '*) echo 'export ZLIB_ROOT=/stage/opt/spack/zlib-1.3.1;' ;;\n"
-                        "esac\n");
+  Write(bin + "/spack",
+        "#!/bin/sh\n"
+        "echo \"spack $*\" >> " +
+            log +
+            "\n"
+            "case \"$*\" in\n"
+            "  'env create -d rfm_spack_env')\n"
+            "    mkdir -p rfm_spack_env\n"
+            "    echo \"==> Created independent environment in: $PWD/rfm_spack_env\"\n"
+            "    echo '==> Activate with: spack env activate rfm_spack_env' ;;\n"
+            "  *' add zlib@99'*)\n"
+            "    echo '==> Error: concretization failed for the following reasons:' >&2\n"
+            "    echo >&2\n"
+            "    echo \"   1. Cannot satisfy 'zlib@=99'\" >&2\n"
+            "    echo '        required because zlib@=99 requested explicitly' >&2\n"
+            "    exit 1 ;;\n"
+            "  *' add '*) echo \"==> Adding ${4} to environment $PWD/rfm_spack_env\" ;;\n"
+            "  *' install'*)\n"
+            "    echo '==> Installing zlib-1.3.1-wbr6vvlhd4u3ixefcixefvhamhhh3dbu [1/1]'\n"
+            "    echo '==> zlib: Successfully installed zlib-1.3.1-wbr6vvlhd4u3ixefcixefvhamhhh3dbu' ;;\n"
+            "  *' load --sh '*) echo 'export ZLIB_ROOT=/stage/opt/spack/zlib-1.3.1;' ;;\n"
+            "esac\n");
   ASSERT_EQ(system(("chmod +x " + bin + "/spack").c_str()), 0);
 }
 
@@ -149,15 +154,18 @@ TEST(BuildE2E, SpackConcretizationErrorIsTheFailureReason) {
   std::string dir = TempDir();
   Write(dir + "/site.yaml", kSite);
   WriteFakeSpack(dir + "/bin", dir + "/spack.log");
-  Write(dir + "/t.yaml", "name: spackfail\nbuild_system: {type: Spack, specs: [zlib@99]}\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n");
+  Write(
+      dir + "/t.yaml",
+      "name: spackfail\nbuild_system: {type: Spack, specs: [zlib@99]}\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60,
                     {{"PATH", dir + "/bin:" + std::string(getenv("PATH"))}});
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   auto c = Case(dir);
   EXPECT_EQ(c["fail_stage"], "build");
-  EXPECT_EQ(c["fail_reason"], "exit code 1: ==> Error: concretization failed for the following reasons: 1. Cannot "
-                              "satisfy 'zlib@=99' (in `spack -e rfm_spack_env add zlib@99`) (log: " +
-                                  std::string(c["outputdir"]) + "/hb_build.err)");
+  EXPECT_EQ(c["fail_reason"],
+            "exit code 1: ==> Error: concretization failed for the following reasons: 1. Cannot "
+            "satisfy 'zlib@=99' (in `spack -e rfm_spack_env add zlib@99`) (log: " +
+                std::string(c["outputdir"]) + "/hb_build.err)");
   EXPECT_NE(o.out.find("Cannot satisfy 'zlib@=99'"), std::string::npos) << o.out;
 }
 
@@ -210,8 +218,9 @@ systems:
 environments:
   - {name: gnu, cc: gcc}
 )");
-  Write(dir + "/t.yaml", "name: remote\nbuild_locally: false\nbuild_time_limit: 10m\n"
-                         "build_system: {type: Make, max_concurrency: 4}\nexecutable: ./remote\nsanity: [{exit_code: 0}]\n");
+  Write(dir + "/t.yaml",
+        "name: remote\nbuild_locally: false\nbuild_time_limit: 10m\n"
+        "build_system: {type: Make, max_concurrency: 4}\nexecutable: ./remote\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--dry-run"}, dir);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   auto outs = e2e::Find(dir + "/output", "hb_build.sh");

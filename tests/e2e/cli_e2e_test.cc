@@ -82,7 +82,9 @@ TEST(CliE2E, CiGenerateWritesAValidPipelineWhoseJobsRun) {
 
 TEST(CliE2E, CiGenerateRefusesCyclesAndUnknownDependencies) {
   std::string dir = TempDir();
-  Write(dir + "/cycle.yaml", "name: a\nexecutable: echo\ndepends_on: [b]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: echo\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n");
+  Write(dir + "/cycle.yaml",
+        "name: a\nexecutable: echo\ndepends_on: [b]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: "
+        "echo\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-c", "cycle.yaml", "--ci-generate", "child.yml"}, dir);
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("dependency cycle"), std::string::npos) << o.err;
@@ -93,8 +95,9 @@ TEST(CliE2E, CiGenerateRefusesCyclesAndUnknownDependencies) {
   EXPECT_NE(o.err.find("depends_on: there is no test named 'nope'"), std::string::npos) << o.err;
   EXPECT_FALSE(Exists(dir + "/child.yml"));
   // A dependency with no case in the case's environment.
-  Write(dir + "/env.yaml", "name: a\nexecutable: echo\nvalid_prog_environs: [intel]\nsanity: [{exit_code: 0}]\n---\n"
-                           "name: b\nexecutable: echo\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n");
+  Write(dir + "/env.yaml",
+        "name: a\nexecutable: echo\nvalid_prog_environs: [intel]\nsanity: [{exit_code: 0}]\n---\n"
+        "name: b\nexecutable: echo\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n");
   o = Hetbench({"run", "-c", "env.yaml", "--ci-generate", "child.yml"}, dir);
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("--ci-generate: case 'b@generic:default+builtin' depends on a"), std::string::npos) << o.err;
@@ -120,8 +123,8 @@ std::string JobOutputs(const std::string& dir) {
 TEST(CliE2E, SetvarOverridesFieldsAndParameters) {
   std::string dir = TempDir();
   Write(dir + "/t.yaml", kGreet);
-  auto o = Hetbench({"run", "-c", "t.yaml", "-S", "env_vars=GREETING:bonjour", "-S", "greet.n=7,8",
-                     "--keep-stage-files"}, dir);
+  auto o = Hetbench(
+      {"run", "-c", "t.yaml", "-S", "env_vars=GREETING:bonjour", "-S", "greet.n=7,8", "--keep-stage-files"}, dir);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   std::string out = JobOutputs(dir);
   EXPECT_NE(out.find("bonjour x7"), std::string::npos) << out;
@@ -133,8 +136,7 @@ TEST(CliE2E, SetvarOverridesFieldsAndParameters) {
   EXPECT_NE(o.err.find("-S num_tasks=many: num_tasks expects an integer, got 'many'"), std::string::npos) << o.err;
   o = Hetbench({"list", "-c", "t.yaml", "-S", "greeting=x"}, dir);
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.err.find("-S greeting=x: no test has a field or parameter named 'greeting'"), std::string::npos)
-      << o.err;
+  EXPECT_NE(o.err.find("-S greeting=x: no test has a field or parameter named 'greeting'"), std::string::npos) << o.err;
 }
 
 TEST(CliE2E, ModeOptionsApplyAndTheCommandLineWins) {
@@ -154,7 +156,8 @@ modes:
   Write(dir2 + "/t.yaml", kGreet);
   Write(dir2 + "/site.yaml", Read(dir + "/site.yaml"));
   o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--mode=nightly", "--report-file", "cli.json", "-S",
-                "env_vars=GREETING:cli"}, dir2);
+                "env_vars=GREETING:cli"},
+               dir2);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_TRUE(Exists(dir2 + "/cli.json"));
   EXPECT_FALSE(Exists(dir2 + "/mode.json"));

@@ -60,7 +60,8 @@ TEST_F(Detect, PartitionJobPrintsWhatLocalDetectPrintsAndCachesIt) {
   EXPECT_EQ(again.out, local.out);
   EXPECT_NE(again.err.find("cached in " + CacheFile() + " (detected on "), std::string::npos) << again.err;
   EXPECT_EQ(again.err.find("job "), std::string::npos) << again.err;
-  auto refreshed = Hetbench({"detect", "-C", "site.yaml", "--partition", "box:p", "--refresh", "--json"}, dir_, 120, env_);
+  auto refreshed =
+      Hetbench({"detect", "-C", "site.yaml", "--partition", "box:p", "--refresh", "--json"}, dir_, 120, env_);
   ASSERT_EQ(refreshed.exit_code, 0) << refreshed.err;
   EXPECT_NE(refreshed.err.find("job "), std::string::npos) << refreshed.err;
   EXPECT_EQ(nlohmann::json::parse(refreshed.out)["processor"], cache["processor"]);
@@ -71,11 +72,13 @@ name: cpus
 executable: echo
 executable_opts: ['cpus={processor.num_cpus} arch={processor.arch}']
 sanity:
-  - {pattern: 'cpus=)" + NumCpus(local.out) + R"( arch=\S+$'}
+  - {pattern: 'cpus=)" + NumCpus(local.out) +
+                              R"( arch=\S+$'}
 )");
   auto run = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--no-store"}, dir_, 120, env_);
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
-  auto shown = Hetbench({"show-config", "systems/0/partitions/0/processor/num_cpus", "-C", "site.yaml"}, dir_, 60, env_);
+  auto shown =
+      Hetbench({"show-config", "systems/0/partitions/0/processor/num_cpus", "-C", "site.yaml"}, dir_, 60, env_);
   EXPECT_EQ(shown.out, NumCpus(local.out) + "\n") << shown.err;
 }
 
@@ -147,8 +150,9 @@ TEST_F(Detect, UnknownPartitionListsTheKnownOnes) {
 
 TEST_F(Detect, RunWithRemoteDetectDetectsUncachedPartitions) {
   Write(dir_ + "/site.yaml", e2e::LocalSite("general:\n  - remote_detect: true\n"));
-  Write(dir_ + "/t.yaml", "name: cpus\nexecutable: echo\nexecutable_opts: ['cpus={processor.num_cpus}']\n"
-                          "sanity:\n  - {pattern: 'cpus=[1-9][0-9]*$'}\n");
+  Write(dir_ + "/t.yaml",
+        "name: cpus\nexecutable: echo\nexecutable_opts: ['cpus={processor.num_cpus}']\n"
+        "sanity:\n  - {pattern: 'cpus=[1-9][0-9]*$'}\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--no-store"}, dir_, 120, env_);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.err.find("detecting the topology of partition 'box:p'"), std::string::npos) << o.err;

@@ -62,8 +62,9 @@ TEST(E2E, ExampleSuitePasses) {
 // Jobs find hetbench's own benchmark programs (built next to it) by name.
 TEST(E2E, JobsFindTheBenchmarkProgramsInPath) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: where\nexecutable: sh\nsanity: [{exit_code: 0}]\n"
-                         "executable_opts: ['-c', '\"echo bindir=$HETBENCH_BIN_DIR; command -v hetbench\"']\n");
+  Write(dir + "/t.yaml",
+        "name: where\nexecutable: sh\nsanity: [{exit_code: 0}]\n"
+        "executable_opts: ['-c', '\"echo bindir=$HETBENCH_BIN_DIR; command -v hetbench\"']\n");
   auto o = Hetbench({"run", "-c", "t.yaml", "--keep-stage-files"}, dir);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   auto outs = e2e::Find(dir + "/output", "hb_job.out");
@@ -83,7 +84,9 @@ TEST(E2E, FailingDemoNamesStageAndReason) {
 }
 
 TEST(E2E, ExitCodeFailure) {
-  auto r = RunYaml("name: ex\nexecutable: sh\nexecutable_opts: ['-c', \"'echo oops >&2; exit 3'\"]\nsanity: [{pattern: oops, in: stderr}]\n");
+  auto r = RunYaml(
+      "name: ex\nexecutable: sh\nexecutable_opts: ['-c', \"'echo oops >&2; exit 3'\"]\nsanity: [{pattern: oops, in: "
+      "stderr}]\n");
   EXPECT_EQ(r.o.exit_code, 1);
   EXPECT_NE(r.o.out.find("run: exit code 3 (stderr: oops)"), std::string::npos) << r.o.out;
 }
@@ -115,7 +118,8 @@ sanity: [{exit_code: 0}]
 
 TEST(E2E, TimeLimitKillsTheJob) {
   auto start = std::chrono::steady_clock::now();
-  auto r = RunYaml("name: slow\nexecutable: sleep\nexecutable_opts: ['30']\ntime_limit: 1s\nsanity: [{exit_code: 0}]\n");
+  auto r =
+      RunYaml("name: slow\nexecutable: sleep\nexecutable_opts: ['30']\ntime_limit: 1s\nsanity: [{exit_code: 0}]\n");
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.o.exit_code, 1);
   EXPECT_NE(r.o.out.find("run: time limit"), std::string::npos) << r.o.out;
@@ -221,8 +225,10 @@ sanity: [{exit_code: 0}]
 }
 
 TEST(E2E, RepeatKeepsEveryRepetition) {
-  auto r = RunYaml("name: rep\nexecutable: echo\nexecutable_opts: ['v=1.5']\nperformance:\n  v: {pattern: 'v=(\\S+)'}\nsanity: [{exit_code: 0}]\n",
-                   {"--repeat", "3"});
+  auto r = RunYaml(
+      "name: rep\nexecutable: echo\nexecutable_opts: ['v=1.5']\nperformance:\n  v: {pattern: 'v=(\\S+)'}\nsanity: "
+      "[{exit_code: 0}]\n",
+      {"--repeat", "3"});
   EXPECT_EQ(r.o.exit_code, 0) << r.o.out;
   auto rep = Report(r.dir);
   ASSERT_EQ(rep["cases"].size(), 3u);
@@ -288,10 +294,14 @@ TEST(E2E, DryRunWritesScriptsOnly) {
 
 TEST(E2E, RestoreSessionRerunsOnlyFailed) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: good\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n---\nname: bad\nexecutable: 'false'\nsanity: [{exit_code: 0}]\n");
+  Write(dir + "/t.yaml",
+        "name: good\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n---\nname: bad\nexecutable: 'false'\nsanity: "
+        "[{exit_code: 0}]\n");
   auto first = Hetbench({"run", "-c", "t.yaml", "--report-file", "first.json"}, dir);
   EXPECT_EQ(first.exit_code, 1);
-  Write(dir + "/t.yaml", "name: good\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n---\nname: bad\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n");
+  Write(dir + "/t.yaml",
+        "name: good\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n---\nname: bad\nexecutable: 'true'\nsanity: "
+        "[{exit_code: 0}]\n");
   auto second = Hetbench({"run", "--restore-session", "first.json", "--failed", "--report-file", "second.json"}, dir);
   EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
   auto rep = nlohmann::json::parse(Read(dir + "/second.json"));
@@ -301,7 +311,9 @@ TEST(E2E, RestoreSessionRerunsOnlyFailed) {
 
 TEST(E2E, ConcurrentSessionsShareAPrefix) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: c\nexecutable: echo\nexecutable_opts: ['v=2']\nperformance:\n  v: {pattern: 'v=(\\S+)'}\nsanity: [{exit_code: 0}]\n");
+  Write(dir + "/t.yaml",
+        "name: c\nexecutable: echo\nexecutable_opts: ['v=2']\nperformance:\n  v: {pattern: 'v=(\\S+)'}\nsanity: "
+        "[{exit_code: 0}]\n");
   pid_t a = e2e::StartHetbench({"run", "-c", "t.yaml"}, dir);
   pid_t b = e2e::StartHetbench({"run", "-c", "t.yaml"}, dir);
   EXPECT_EQ(e2e::WaitExit(a, 60), 0);
@@ -328,8 +340,7 @@ TEST_P(BadInputTest, OneClearMessageAndNothingRuns) {
   const BadInput& b = GetParam();
   auto r = RunYaml(b.yaml);
   EXPECT_EQ(r.o.exit_code, 2) << r.o.out << r.o.err;
-  EXPECT_NE(r.o.err.find(std::string("hetbench: error: ") + b.where), std::string::npos)
-      << "stderr: " << r.o.err;
+  EXPECT_NE(r.o.err.find(std::string("hetbench: error: ") + b.where), std::string::npos) << "stderr: " << r.o.err;
   EXPECT_NE(r.o.err.find(b.message), std::string::npos) << "stderr: " << r.o.err;
   EXPECT_EQ(std::count(r.o.err.begin(), r.o.err.end(), '\n'), 1) << r.o.err;
   EXPECT_FALSE(Exists(r.dir + "/stage"));
@@ -344,17 +355,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"no_sanity", "name: a\nexecutable: x\n", "t.yaml:1:7",
                  "test 'a' has no sanity check: add one that its output shows success, e.g. sanity: [{pattern: "
                  "'Solution Validates'}], or, to rely on the exit code alone, sanity: [{exit_code: 0}]"},
-        BadInput{"wrong_type", "name: a\nexecutable: x\nnum_tasks: [1]\nsanity: [{exit_code: 0}]\n", "t.yaml:3:12", "expected an integer"},
-        BadInput{"bad_duration", "name: a\nexecutable: x\ntime_limit: 5 minutes\nsanity: [{exit_code: 0}]\n", "t.yaml:3:13",
-                 "'5 minutes' is not a duration"},
+        BadInput{"wrong_type", "name: a\nexecutable: x\nnum_tasks: [1]\nsanity: [{exit_code: 0}]\n", "t.yaml:3:12",
+                 "expected an integer"},
+        BadInput{"bad_duration", "name: a\nexecutable: x\ntime_limit: 5 minutes\nsanity: [{exit_code: 0}]\n",
+                 "t.yaml:3:13", "'5 minutes' is not a duration"},
         BadInput{"invalid_regex", "name: a\nexecutable: x\nsanity:\n  - {pattern: 'a(b'}\n", "t.yaml:4:15", "a(b"},
-        BadInput{"unknown_placeholder", "name: a\nexecutable: x\nexecutable_opts: ['{thraeds}']\nsanity: [{exit_code: 0}]\n", "t.yaml:3:19",
+        BadInput{"unknown_placeholder",
+                 "name: a\nexecutable: x\nexecutable_opts: ['{thraeds}']\nsanity: [{exit_code: 0}]\n", "t.yaml:3:19",
                  "unknown placeholder '{thraeds}'"},
-        BadInput{"duplicate_name", "name: a\nexecutable: x\nsanity: [{exit_code: 0}]\n---\nname: a\nexecutable: y\nsanity: [{exit_code: 0}]\n", "t.yaml:5:7",
-                 "duplicate test name 'a'"},
+        BadInput{
+            "duplicate_name",
+            "name: a\nexecutable: x\nsanity: [{exit_code: 0}]\n---\nname: a\nexecutable: y\nsanity: [{exit_code: 0}]\n",
+            "t.yaml:5:7", "duplicate test name 'a'"},
         BadInput{"extends_unknown", "name: a\nextends: base\n", "t.yaml:2:10", "no test named 'base'"},
         BadInput{"dependency_cycle",
-                 "name: a\nexecutable: x\ndepends_on: [b]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: x\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n",
+                 "name: a\nexecutable: x\ndepends_on: [b]\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: "
+                 "x\ndepends_on: [a]\nsanity: [{exit_code: 0}]\n",
                  "t.yaml:8:1", "dependency cycle a -> b -> a"}),
     [](const ::testing::TestParamInfo<BadInput>& i) { return std::string(i.param.name); });
 
@@ -384,8 +400,7 @@ sanity: [{exit_code: 0}]
 )");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir);
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.err.find("t.yaml:7:3: reference: system 'mysys' has no partition 'gpu' (it has: cpu)"),
-            std::string::npos)
+  EXPECT_NE(o.err.find("t.yaml:7:3: reference: system 'mysys' has no partition 'gpu' (it has: cpu)"), std::string::npos)
       << o.err;
 }
 
@@ -473,8 +488,9 @@ modes:
   - name: quick
     options: ['-n', 'say']
 )");
-  Write(dir + "/t.yaml", "name: say\nexecutable: sh\nexecutable_opts: ['-c', \"'echo $GREETING'\"]\nsanity:\n  - {pattern: hello}\n"
-                         "---\nname: other\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n");
+  Write(dir + "/t.yaml",
+        "name: say\nexecutable: sh\nexecutable_opts: ['-c', \"'echo $GREETING'\"]\nsanity:\n  - {pattern: hello}\n"
+        "---\nname: other\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "laptop:default", "--mode", "quick"}, dir);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("say @laptop:default+gnu"), std::string::npos) << o.out;

@@ -8,11 +8,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdlib>
 #include <cerrno>
-#include <cstring>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -100,7 +100,8 @@ nlohmann::json ReportOf(const Output& o) {
   size_t at = o.out.rfind(key);
   if (at == std::string::npos) return nlohmann::json::object();
   size_t end = o.out.find('\n', at);
-  std::string path = o.out.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size());
+  std::string path =
+      o.out.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size());
   return nlohmann::json::parse(Read(path), nullptr, false);
 }
 

@@ -69,8 +69,8 @@ environments:
   - {name: e}
 )");
   Write(dir + "/t.yaml", std::string(kTest) + "keep_files: [kept.txt]\nprerun_cmds: ['echo k > kept.txt']\n");
-  Output o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--keep-stage-files"}, dir, 60,
-                      {{"HB_TEST_ROOT", dir}});
+  Output o =
+      Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--keep-stage-files"}, dir, 60, {{"HB_TEST_ROOT", dir}});
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_EQ(e2e::Find(dir + "/outs", "kept.txt").size(), 1u) << o.out;
   EXPECT_EQ(e2e::Find(dir + "/pfx/stage", "hb_job.sh").size(), 1u);
@@ -134,8 +134,9 @@ TEST(HostileE2E, SigquitAndSigusr1CancelLikeSigterm) {
 // the run's.
 TEST(HostileE2E, AClosedStdoutLosesNothing) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: t\nexecutable: echo\nexecutable_opts: [hi]\nparameters: {i: [1, 2, 3, 4]}\n"
-                         "sanity: [{pattern: hi}]\n");
+  Write(dir + "/t.yaml",
+        "name: t\nexecutable: echo\nexecutable_opts: [hi]\nparameters: {i: [1, 2, 3, 4]}\n"
+        "sanity: [{pattern: hi}]\n");
   e2e::Shell("cd '" + dir + "' && { HETBENCH_STORE='" + dir + "/r.db' '" + HETBENCH_BIN +
              "' run -c t.yaml --prefix out; echo \"rc=$?\" > rc; } | head -c 1 >/dev/null");
   std::string out = Read(dir + "/rc");
@@ -177,13 +178,17 @@ TEST(HostileE2E, BadModuleMappingsAreAConfigurationError) {
 // kubeconfig when the tests load, so `list` reports it too.
 TEST(HostileE2E, ATestsUnknownKubernetesContextIsALoadError) {
   std::string dir = TempDir();
-  Write(dir + "/kubeconfig", "apiVersion: v1\nkind: Config\nclusters:\n  - {name: c, cluster: {server: "
-                             "'https://k.invalid'}}\nusers:\n  - {name: u, user: {token: t}}\ncontexts:\n"
-                             "  - {name: gpu, context: {cluster: c, user: u}}\n");
-  Write(dir + "/site.yaml", "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n"
-                            "      - {name: kube, scheduler: kubernetes, launcher: local, environs: [e],\n"
-                            "         sched_options: {kubeconfig: " + dir + "/kubeconfig, context: gpu}}\n"
-                            "environments:\n  - {name: e}\n");
+  Write(dir + "/kubeconfig",
+        "apiVersion: v1\nkind: Config\nclusters:\n  - {name: c, cluster: {server: "
+        "'https://k.invalid'}}\nusers:\n  - {name: u, user: {token: t}}\ncontexts:\n"
+        "  - {name: gpu, context: {cluster: c, user: u}}\n");
+  Write(dir + "/site.yaml",
+        "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n"
+        "      - {name: kube, scheduler: kubernetes, launcher: local, environs: [e],\n"
+        "         sched_options: {kubeconfig: " +
+            dir +
+            "/kubeconfig, context: gpu}}\n"
+            "environments:\n  - {name: e}\n");
   Write(dir + "/t.yaml", std::string(kTest) + "k8s: {context: ipu}\n");
   Output o = Hetbench({"list", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60);
   EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
@@ -199,19 +204,21 @@ TEST(HostileE2E, ATestsUnknownKubernetesContextIsALoadError) {
 TEST(HostileE2E, BadSchedOptionsAreLoadErrorsAtTheirPlace) {
   std::string dir = TempDir();
   Write(dir + "/t.yaml", kTest);
-  Write(dir + "/site.yaml", "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n"
-                            "      - name: kube\n        scheduler: kubernetes\n        launcher: local\n"
-                            "        environs: [e]\n        sched_options:\n          namespace: team\n"
-                            "          memory_limit: [8Gi]\n"
-                            "environments:\n  - {name: e}\n");
+  Write(dir + "/site.yaml",
+        "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n"
+        "      - name: kube\n        scheduler: kubernetes\n        launcher: local\n"
+        "        environs: [e]\n        sched_options:\n          namespace: team\n"
+        "          memory_limit: [8Gi]\n"
+        "environments:\n  - {name: e}\n");
   Output o = Hetbench({"list", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60);
   EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
   EXPECT_NE(o.err.find("site.yaml:11:25: partition 's:kube': "), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("memory_limit"), std::string::npos) << o.err;
-  Write(dir + "/site.yaml", "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n"
-                            "      - {name: b, scheduler: slurm, launcher: srun, environs: [e],\n"
-                            "         sched_options: {lost_after: soon}}\n"
-                            "environments:\n  - {name: e}\n");
+  Write(dir + "/site.yaml",
+        "systems:\n  - name: s\n    hostnames: ['.*']\n    partitions:\n"
+        "      - {name: b, scheduler: slurm, launcher: srun, environs: [e],\n"
+        "         sched_options: {lost_after: soon}}\n"
+        "environments:\n  - {name: e}\n");
   o = Hetbench({"list", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60);
   EXPECT_EQ(o.exit_code, 2) << o.out << o.err;
   EXPECT_NE(o.err.find("site.yaml:6:38: partition 's:b': sched_options: "), std::string::npos) << o.err;
@@ -252,7 +259,7 @@ sanity: [{pattern: hello}]
     EXPECT_EQ(c["result"], "fail");
     EXPECT_EQ(c["fail_stage"], "run");
     EXPECT_NE(c["fail_reason"].get<std::string>().find("output limit: hb_job.out grew beyond 1 MiB "
-                                                     "(general: max_output_per_case)"),
+                                                       "(general: max_output_per_case)"),
               std::string::npos)
         << c.dump(1);
   }
@@ -324,13 +331,15 @@ environments:
   - {name: e}
 )");
   Write(dir + "/res/input.txt", "big input\n");
-  Write(dir + "/t.yaml", "name: t\nexecutable: cat\nexecutable_opts: ['{system.resourcesdir}/input.txt']\n"
-                         "sanity: [{pattern: '^big input$'}]\n");
+  Write(dir + "/t.yaml",
+        "name: t\nexecutable: cat\nexecutable_opts: ['{system.resourcesdir}/input.txt']\n"
+        "sanity: [{pattern: '^big input$'}]\n");
   Output o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--prefix", "out"}, dir, 60, {{"HB_TEST_ROOT", dir}});
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   // Unset, it is '.', as in ReFrame.
-  Write(dir + "/u.yaml", "name: u\nexecutable: echo\nexecutable_opts: ['dir={system.resourcesdir}']\n"
-                         "sanity: [{pattern: '^dir=\\.$'}]\n");
+  Write(dir + "/u.yaml",
+        "name: u\nexecutable: echo\nexecutable_opts: ['dir={system.resourcesdir}']\n"
+        "sanity: [{pattern: '^dir=\\.$'}]\n");
   Output u = Hetbench({"run", "-c", "u.yaml", "--prefix", "out2"}, dir, 60);
   EXPECT_EQ(u.exit_code, 0) << u.out << u.err;
 }

@@ -127,7 +127,8 @@ TEST(LaunchersE2E, MpiexecRunsWithOpenMpi) {
   if (!missing.empty()) GTEST_SKIP() << missing;
   std::string bin = TempDir();
   ASSERT_EQ(::symlink("/usr/bin/mpiexec.openmpi", (bin + "/mpiexec").c_str()), 0);
-  auto r = RunOne(Site("launcher: mpiexec, prepare_cmds: ['export PATH=" + bin + ":$PATH', "
+  auto r = RunOne(Site("launcher: mpiexec, prepare_cmds: ['export PATH=" + bin +
+                       ":$PATH', "
                        "'export OMPI_MCA_rmaps_base_oversubscribe=1']"),
                   kMpiTest);
   EXPECT_EQ(r.out.exit_code, 0) << r.out.out << r.out.err << r.stdout_text;
@@ -200,8 +201,8 @@ sanity: [{pattern: hello}]
   const Want wants[] = {
       {"lsf", {"#BSUB -J hb_hello", "#BSUB -nnodes 2", "#BSUB -W 10", "#BSUB -q pbatch", "lrun -N 2 -T 2 ./hello"}},
       {"lsfgpu", {"lrun -N 2 -T 2 -M \"-gpu\" ./hello"}},
-      {"oar", {"#OAR -n \"hb_hello\"", "#OAR -l /host=2/core=2,walltime=0:10:0", "#OAR -q default",
-               "mpirun -np 4 ./hello"}},
+      {"oar",
+       {"#OAR -n \"hb_hello\"", "#OAR -l /host=2/core=2,walltime=0:10:0", "#OAR -q default", "mpirun -np 4 ./hello"}},
       {"flux", {"# flux: --job-name=hb_hello", "# flux: -n 4", "# flux: -N 2", "# flux: -t 600s", "./hello"}},
       {"sshsched", {"./hello"}},
       {"alps", {"aprun -n 4 -N 2 ./hello"}},

@@ -1,10 +1,10 @@
 // End to end: the httpjson and syslog perflog handlers of a real run, with
 // a real HTTP server (Python's http.server, started by the test) and
 // sockets the test binds.
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -121,7 +121,8 @@ TEST(PerflogE2E, HttpjsonServerDownIsAWarningAndTheRunCompletes) {
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   std::string all = o.out + o.err;
   EXPECT_NE(all.find("hetbench: warning: httpjson: cannot deliver the performance record of 'perf %n="),
-            std::string::npos) << all;
+            std::string::npos)
+      << all;
   EXPECT_NE(all.find("to http://127.0.0.1:9/rfm: connection failed: Couldn't connect to server"), std::string::npos)
       << all;
   EXPECT_NE(all.find("2 of 2 performance records were not delivered"), std::string::npos) << all;

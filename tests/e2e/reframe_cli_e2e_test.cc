@@ -57,7 +57,8 @@ TEST(ReframeCli, ListPrintsHashcodesAndMinusNSelectsOne) {
   Write(dir + "/t.yaml", kStream);
   // ReFrame's hashcode, computed here with Python's hashlib.
   std::string hash = e2e::Shell(
-      "/usr/bin/python3 -c \"import hashlib; print(hashlib.sha256(b'stream' + b'threads=2').hexdigest()[:8], end='')\"");
+      "/usr/bin/python3 -c \"import hashlib; print(hashlib.sha256(b'stream' + b'threads=2').hexdigest()[:8], "
+      "end='')\"");
   ASSERT_EQ(hash.size(), 8u);
   auto o = Hetbench({"list", "-c", "t.yaml"}, dir);
   EXPECT_EQ(o.exit_code, 0);
@@ -114,8 +115,9 @@ TEST(ReframeCli, GenericDefaultIsReframesNameAndLocalStaysAnAlias) {
 
 TEST(ReframeCli, SkipSanityAndPerformanceChecks) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", std::string(kStream) + "---\nname: crash\nexecutable: sh\nexecutable_opts: ['-c', \"'exit 4'\"]\n"
-                                                "sanity: [{pattern: never}]\n");
+  Write(dir + "/t.yaml", std::string(kStream) +
+                             "---\nname: crash\nexecutable: sh\nexecutable_opts: ['-c', \"'exit 4'\"]\n"
+                             "sanity: [{pattern: never}]\n");
   auto o = Hetbench({"run", "-c", "t.yaml", "-n", "threads=1", "--skip-performance-check", "--no-store"}, dir);
   EXPECT_EQ(o.exit_code, 0) << o.out;
   auto c = Report(dir)["cases"][0];
@@ -136,8 +138,9 @@ TEST(ReframeCli, SkipSanityAndPerformanceChecks) {
 
 TEST(ReframeCli, SkipIfSkipsWithTheReason) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: gpu\nparameters: {n: [0, 2]}\nnum_gpus_per_node: '{n}'\nexecutable: echo\n"
-                         "skip_if: {expr: 'num_gpus_per_node == 0', reason: 'needs GPUs'}\nsanity: [{exit_code: 0}]\n");
+  Write(dir + "/t.yaml",
+        "name: gpu\nparameters: {n: [0, 2]}\nnum_gpus_per_node: '{n}'\nexecutable: echo\n"
+        "skip_if: {expr: 'num_gpus_per_node == 0', reason: 'needs GPUs'}\nsanity: [{exit_code: 0}]\n");
   auto o = Hetbench({"run", "-c", "t.yaml", "--no-store"}, dir);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   auto cases = Report(dir)["cases"];
@@ -147,8 +150,9 @@ TEST(ReframeCli, SkipIfSkipsWithTheReason) {
   EXPECT_EQ(cases[1]["result"], "pass");
   // A reason that is not UTF-8 reaches the report and the store as U+FFFD.
   std::string latin = dir + "/latin";
-  Write(latin + "/t.yaml", "name: l\nexecutable: echo\nskip_if: {expr: '1 == 1', reason: \"caf\xe9\"}\n"
-                           "sanity: [{exit_code: 0}]\n");
+  Write(latin + "/t.yaml",
+        "name: l\nexecutable: echo\nskip_if: {expr: '1 == 1', reason: \"caf\xe9\"}\n"
+        "sanity: [{exit_code: 0}]\n");
   o = e2e::Hetbench({"run", "-c", "t.yaml"}, latin, 60, {{"HETBENCH_STORE", latin + "/r.db"}});
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   auto latin_cases = Report(latin)["cases"];
@@ -207,9 +211,9 @@ TEST(ReframeCli, RecursiveSearchSkipsSiteConfigurationsAndHetbenchOutput) {
   Write(dir + "/suite/site.yaml", "systems:\n  - {name: s, hostnames: [x], partitions: []}\n");
   Write(dir + "/suite/k8s/kubeconfig.yaml", "apiVersion: v1\nkind: Config\nclusters: []\n");
   // A run leaves output/<session>/.../run_config.yaml-like YAML behind.
-  auto o = Hetbench({"run", "-c", "t.yaml", "-n", "threads=1", "--no-store", "--skip-performance-check",
-                     "--keep-stage-files"},
-                    dir + "/suite");
+  auto o = Hetbench(
+      {"run", "-c", "t.yaml", "-n", "threads=1", "--no-store", "--skip-performance-check", "--keep-stage-files"},
+      dir + "/suite");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   Write(dir + "/suite/stage/20261202T010203-42/x/copy.yaml", "name: copy\nexecutable: x\nsanity: [{exit_code: 0}]\n");
   o = Hetbench({"list", "-c", "suite", "-R"}, dir);
@@ -227,10 +231,11 @@ TEST(ReframeCli, CheckSearchPathFromTheConfiguration) {
   Write(dir + "/checks/top.yaml", "name: top\nexecutable: echo\nsanity: [{exit_code: 0}]\n");
   Write(dir + "/checks/deep/deeper.yaml", "name: deeper\nexecutable: echo\nsanity: [{exit_code: 0}]\n");
   auto site = [&](bool recursive) {
-    return std::string("systems:\n  - name: box\n    hostnames: ['.*']\n    partitions:\n"
-                       "      - {name: p, scheduler: local, launcher: local, environs: [gnu]}\n"
-                       "environments:\n  - {name: gnu}\ngeneral:\n  - check_search_path: ['$HB_CHECKS']\n"
-                       "    check_search_recursive: ") +
+    return std::string(
+               "systems:\n  - name: box\n    hostnames: ['.*']\n    partitions:\n"
+               "      - {name: p, scheduler: local, launcher: local, environs: [gnu]}\n"
+               "environments:\n  - {name: gnu}\ngeneral:\n  - check_search_path: ['$HB_CHECKS']\n"
+               "    check_search_recursive: ") +
            (recursive ? "true" : "false") + "\n";
   };
   Write(dir + "/flat.yaml", site(false));
@@ -247,9 +252,10 @@ TEST(ReframeCli, CheckSearchPathFromTheConfiguration) {
 
 TEST(ReframeCli, PerformanceReportShowsThePreviousStoredValues) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: bw\nvariables: {bw: {type: int, default: 100}}\nexecutable: echo\n"
-                         "executable_opts: ['bw={bw}']\nsanity: [{pattern: 'bw='}]\n"
-                         "performance:\n  bw: {pattern: 'bw=(\\d+)', group: 1, unit: MB/s}\n");
+  Write(dir + "/t.yaml",
+        "name: bw\nvariables: {bw: {type: int, default: 100}}\nexecutable: echo\n"
+        "executable_opts: ['bw={bw}']\nsanity: [{pattern: 'bw='}]\n"
+        "performance:\n  bw: {pattern: 'bw=(\\d+)', group: 1, unit: MB/s}\n");
   e2e::Env env = {{"HETBENCH_STORE", dir + "/results.db"}};
   auto o = e2e::Hetbench({"run", "-c", "t.yaml", "--performance-report"}, dir, 60, env);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;

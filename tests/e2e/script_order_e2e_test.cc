@@ -25,8 +25,10 @@ systems:
     env_vars: {HB_SYS: s}
     partitions:
       - name: p
-        scheduler: )" + scheduler + R"(
-        launcher: )" + launcher + R"(
+        scheduler: )" +
+         scheduler + R"(
+        launcher: )" +
+         launcher + R"(
         launcher_options: [--part-opt]
         environs: [gnu]
         modules: [partmod]
@@ -39,9 +41,9 @@ environments:
 
 struct Case {
   std::string name;
-  std::string build;          // the build_system mapping
-  std::string build_marker;   // a line of the build system's commands
-  std::string setup_marker;   // the build system's set-up in the run script ("" = none)
+  std::string build;         // the build_system mapping
+  std::string build_marker;  // a line of the build system's commands
+  std::string setup_marker;  // the build system's set-up in the run script ("" = none)
 };
 
 // Positions of `markers` in `text`, which must all be there, in order.
@@ -73,8 +75,8 @@ TEST_P(ScriptOrder, RunAndBuildScriptsFollowReframesOrder) {
   auto build = e2e::Find(dir + "/output", "hb_build.sh");
   ASSERT_EQ(run.size(), 1u);
   ASSERT_EQ(build.size(), 1u);
-  std::vector<std::string> environ = {"sysmod",  "export HB_SYS=s", "partmod", "export HB_PART=p",
-                                      "envmod",  "export HB_ENV=e", "testmod", "export HB_TEST=t"};
+  std::vector<std::string> environ = {"sysmod", "export HB_SYS=s", "partmod", "export HB_PART=p",
+                                      "envmod", "export HB_ENV=e", "testmod", "export HB_TEST=t"};
   std::vector<std::string> run_order = {"echo prepare"};
   run_order.insert(run_order.end(), environ.begin(), environ.end());
   if (!c.setup_marker.empty()) run_order.push_back(c.setup_marker);
@@ -88,19 +90,17 @@ TEST_P(ScriptOrder, RunAndBuildScriptsFollowReframesOrder) {
 
 INSTANTIATE_TEST_SUITE_P(
     E2E, ScriptOrder,
-    ::testing::Values(
-        Case{"SingleSource", "{type: SingleSource, source: prog.c, executable: prog}", "gcc", ""},
-        Case{"Make", "{type: Make}", "make -j", ""},
-        Case{"CMake", "{type: CMake}", "cmake -S", ""},
-        Case{"Autotools", "{type: Autotools}", "./configure", ""},
-        Case{"Spack", "{type: Spack, specs: [zlib@1.3]}", "spack -e", "load --sh zlib@1.3"},
-        Case{"EasyBuild", "{type: EasyBuild, easyconfigs: [zlib.eb]}", "eb ", ""},
-        Case{"CustomBuild", "{type: CustomBuild, commands: ['echo custom']}", "echo custom", ""}),
+    ::testing::Values(Case{"SingleSource", "{type: SingleSource, source: prog.c, executable: prog}", "gcc", ""},
+                      Case{"Make", "{type: Make}", "make -j", ""}, Case{"CMake", "{type: CMake}", "cmake -S", ""},
+                      Case{"Autotools", "{type: Autotools}", "./configure", ""},
+                      Case{"Spack", "{type: Spack, specs: [zlib@1.3]}", "spack -e", "load --sh zlib@1.3"},
+                      Case{"EasyBuild", "{type: EasyBuild, easyconfigs: [zlib.eb]}", "eb ", ""},
+                      Case{"CustomBuild", "{type: CustomBuild, commands: ['echo custom']}", "echo custom", ""}),
     [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 struct LauncherCase {
   std::string name, scheduler, partition_launcher, test_launcher;
-  std::string command;  // the launch line's beginning
+  std::string command;     // the launch line's beginning
   bool partition_options;  // --part-opt on the launch line
 };
 

@@ -8,8 +8,8 @@
 // kind, metadata.name and metadata.namespace, and each object in its own
 // partition's namespace.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <map>
 #include <regex>
@@ -132,8 +132,9 @@ TEST_F(SiteHeteroTest, DryRunWithoutSchedulers) {
     EXPECT_EQ(c.value("result", ""), "dry-run") << c.dump(1);
     per_test[c.value("name", "")]++;
   }
-  EXPECT_EQ(per_test, (std::map<std::string, int>{
-                          {"cs2_gpt2", 2}, {"gpu_gemm", 4}, {"ipu_bert", 2}, {"nccl_allreduce", 2}, {"stream_triad", 6}}))
+  EXPECT_EQ(per_test,
+            (std::map<std::string, int>{
+                {"cs2_gpt2", 2}, {"gpu_gemm", 4}, {"ipu_bert", 2}, {"nccl_allreduce", 2}, {"stream_triad", 6}}))
       << report.dump(1);
 
   // The job scripts: every case has one, none with an unbound placeholder.
@@ -171,8 +172,8 @@ TEST_F(SiteHeteroTest, DryRunWithoutSchedulers) {
   EXPECT_TRUE(has(g1, "#SBATCH --gres=gpu:1\n")) << g1;
   EXPECT_TRUE(has(g4, "#SBATCH --gres=gpu:4\n")) << g4;
   EXPECT_TRUE(has(g4, "#SBATCH --cpus-per-task=10\n")) << g4;
-  EXPECT_TRUE(has(g4, "#SBATCH --qos=short\n")) << g4;                   // overrides by partition
-  EXPECT_TRUE(has(g4, "module load pytorch/1.13.1-gpu\n")) << g4;         // overrides by environment
+  EXPECT_TRUE(has(g4, "#SBATCH --qos=short\n")) << g4;                                // overrides by partition
+  EXPECT_TRUE(has(g4, "module load pytorch/1.13.1-gpu\n")) << g4;                     // overrides by environment
   EXPECT_TRUE(has(g4, "python3 gemm.py --n=16384 --dtype=fp16 --iters=50\n")) << g4;  // variables
   // No GPU resource where no GPU is asked for.
   for (const auto& [k, v] : by_case) {
@@ -190,7 +191,7 @@ TEST_F(SiteHeteroTest, DryRunWithoutSchedulers) {
   EXPECT_TRUE(has(s4, "#SBATCH --distribution=block:block\n")) << s4;  // system epcc
   EXPECT_FALSE(has(s4, "--qos=short")) << s4;                          // system archer2 is not this site's
   EXPECT_TRUE(has(s4, "export OMP_NUM_THREADS=16\n")) << s4;
-  EXPECT_TRUE(has(s4, "export OMP_PROC_BIND=spread\n")) << s4;          // tasks_per_socket=4 after env:cray
+  EXPECT_TRUE(has(s4, "export OMP_PROC_BIND=spread\n")) << s4;  // tasks_per_socket=4 after env:cray
   EXPECT_TRUE(has(s4, "srun --cpus-per-task=16 stream_mpi --array-size=268435456 --ntimes=20 --cray\n")) << s4;
   size_t base = s4.find("date -u"), child = s4.find("echo threads per task");
   EXPECT_TRUE(base != std::string::npos && child != std::string::npos && base < child) << s4;

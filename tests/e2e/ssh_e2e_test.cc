@@ -62,12 +62,11 @@ class SshServer {
     }
     dir_ = e2e::TempDir();
     port_ = FreePort();
-    e2e::Shell("ssh-keygen -q -t ed25519 -N '' -f " + dir_ + "/host_key && ssh-keygen -q -t ed25519 -N '' -f " +
-               dir_ + "/user_key && cp " + dir_ + "/user_key.pub " + dir_ + "/authorized_keys && chmod 600 " + dir_ +
+    e2e::Shell("ssh-keygen -q -t ed25519 -N '' -f " + dir_ + "/host_key && ssh-keygen -q -t ed25519 -N '' -f " + dir_ +
+               "/user_key && cp " + dir_ + "/user_key.pub " + dir_ + "/authorized_keys && chmod 600 " + dir_ +
                "/authorized_keys");
-    Write(dir_ + "/sshd_config", "Port " + std::to_string(port_) +
-                                     "\nListenAddress 127.0.0.1\nHostKey " + dir_ + "/host_key\nPidFile " + dir_ +
-                                     "/sshd.pid\nAuthorizedKeysFile " + dir_ +
+    Write(dir_ + "/sshd_config", "Port " + std::to_string(port_) + "\nListenAddress 127.0.0.1\nHostKey " + dir_ +
+                                     "/host_key\nPidFile " + dir_ + "/sshd.pid\nAuthorizedKeysFile " + dir_ +
                                      "/authorized_keys\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
                                      "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
                                      "LogLevel ERROR\n");
@@ -75,7 +74,9 @@ class SshServer {
     namespaced_ = ::geteuid() == 0 && !hidden.empty() &&
                   e2e::Shell("unshare -m sh -c 'mount -t tmpfs tmpfs " + dir_ + " && echo ok' 2>/dev/null") == "ok\n";
     std::string cmd = "/usr/sbin/sshd -D -e -f " + dir_ + "/sshd_config";
-    if (namespaced_) cmd = "mkdir -p " + hidden + " && exec unshare -m sh -c 'mount -t tmpfs tmpfs " + hidden + " && exec " + cmd + "'";
+    if (namespaced_)
+      cmd =
+          "mkdir -p " + hidden + " && exec unshare -m sh -c 'mount -t tmpfs tmpfs " + hidden + " && exec " + cmd + "'";
     pid_ = ::fork();
     if (pid_ == 0) {
       ::setpgid(0, 0);
@@ -166,8 +167,10 @@ TEST_F(SshE2E, RunsOnTheHostAndBringsTheStageFolderBack) {
   ASSERT_EQ(r.out.exit_code, 0) << r.out.out << r.out.err;
   ASSERT_FALSE(r.stage.empty());
   EXPECT_EQ(Read(r.stage + "/made_there.txt"), "made there\n");
-  EXPECT_NE(Read(r.stage + "/hb_job.out").find("in " + r.stage + "\n"), std::string::npos) << Read(r.stage + "/hb_job.out");
-  EXPECT_EQ(r.report["cases"][0]["job"]["nodelist"], nlohmann::json::array({"localhost"})) << r.report["cases"][0].dump();
+  EXPECT_NE(Read(r.stage + "/hb_job.out").find("in " + r.stage + "\n"), std::string::npos)
+      << Read(r.stage + "/hb_job.out");
+  EXPECT_EQ(r.report["cases"][0]["job"]["nodelist"], nlohmann::json::array({"localhost"}))
+      << r.report["cases"][0].dump();
   EXPECT_FALSE(Exists(r.stage + "/.hb_ssh_pid"));
   EXPECT_FALSE(Exists(r.stage + "/.hb_ssh_token"));
   if (server_->namespaced()) {
@@ -208,8 +211,8 @@ sanity: [{exit_code: 0}]
 // A host that does not answer fails the case and says which host and why.
 TEST_F(SshE2E, AnUnreachableHostIsAClearFailure) {
   std::string partition = Partition();
-  partition.replace(partition.find("-p " + std::to_string(server_->port())),
-                    3 + std::to_string(server_->port()).size(), "-p 1");
+  partition.replace(partition.find("-p " + std::to_string(server_->port())), 3 + std::to_string(server_->port()).size(),
+                    "-p 1");
   auto r = RunIn(dir_, Site(partition), kTest);
   EXPECT_EQ(r.out.exit_code, 1) << r.out.out;
   EXPECT_NE(r.out.out.find("hetbench ssh: localhost: ssh failed (exit 255): is the host up and does it take this "

@@ -125,8 +125,7 @@ storage:
   - enable: true
     sqlite_db_file: '${STORE_DIR}/rfm-style.db'
 )");
-  e2e::Env env = {{"HETBENCH_STORE", ""}, {"STORE_DIR", dir + "/cfg"}, {"HOME", dir + "/home"},
-                  {"XDG_DATA_HOME", ""}};
+  e2e::Env env = {{"HETBENCH_STORE", ""}, {"STORE_DIR", dir + "/cfg"}, {"HOME", dir + "/home"}, {"XDG_DATA_HOME", ""}};
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 60, env);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_TRUE(Exists(dir + "/cfg/rfm-style.db"));
@@ -158,7 +157,8 @@ storage:
 // report stay; the exit status is 3 when nothing else failed (issue 16).
 TEST(StoreE2E, UnwritableStoreWarnsOnceAndKeepsTheRun) {
   std::string dir = TempDir();
-  Write(dir + "/t.yaml", "name: failing\nexecutable: sh\nexecutable_opts: ['-c', \"'exit 3'\"]\nsanity: [{exit_code: 0}]\n");
+  Write(dir + "/t.yaml",
+        "name: failing\nexecutable: sh\nexecutable_opts: ['-c', \"'exit 3'\"]\nsanity: [{exit_code: 0}]\n");
   Write(dir + "/plain", "not a folder");
   auto o = Hetbench({"run", "-c", "t.yaml"}, dir, 60, StoreEnv(dir + "/plain/results.db"));
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
@@ -191,8 +191,7 @@ TEST(StoreE2E, RefusesANewerStoreAndBadArguments) {
   e2e::Shell("sqlite3 '" + store + "' \"UPDATE meta SET value = '9' WHERE key = 'schema_version'\"");
   auto r = Hetbench({"results", "sessions"}, dir, 30, StoreEnv(store));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("results store schema version 9 is newer than this hetbench understands (4)"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("results store schema version 9 is newer than this hetbench understands (4)"), std::string::npos)
       << r.err;
   r = Hetbench({"results", "sessions", "--since", "yesterday"}, dir, 30, StoreEnv(store));
   EXPECT_EQ(r.exit_code, 2);
@@ -212,9 +211,11 @@ TEST(StoreE2E, RefusesANewerStoreAndBadArguments) {
 
 TEST(StoreE2E, TwoConcurrentRunsBothLand) {
   std::string base = TempDir(), store = base + "/shared.db";
-  std::string yaml = "name: many\nparameters:\n  i: [" ;
+  std::string yaml = "name: many\nparameters:\n  i: [";
   for (int i = 0; i < 150; ++i) yaml += (i ? "," : "") + std::to_string(i);
-  yaml += "]\nexecutable: echo\nexecutable_opts: ['v {i}']\nperformance:\n  v: {pattern: 'v (\\S+)', group: 1}\nsanity: [{exit_code: 0}]\n";
+  yaml +=
+      "]\nexecutable: echo\nexecutable_opts: ['v {i}']\nperformance:\n  v: {pattern: 'v (\\S+)', group: 1}\nsanity: "
+      "[{exit_code: 0}]\n";
   std::vector<std::string> dirs = {base + "/a", base + "/b"};
   std::vector<pid_t> pids;
   for (const auto& d : dirs) {
@@ -245,15 +246,16 @@ TEST(StoreE2E, ImportsAReframePerflog) {
             std::string::npos)
       << cases.out;
   EXPECT_NE(cases.out.find("2 case(s)"), std::string::npos);
-  auto again = Hetbench({"results", "import", "perflogs/pseudo-cluster/compute/stream_test.log"}, dir, 30,
-                        StoreEnv(store));
+  auto again =
+      Hetbench({"results", "import", "perflogs/pseudo-cluster/compute/stream_test.log"}, dir, 30, StoreEnv(store));
   EXPECT_NE(again.out.find("is already in the store; skipped"), std::string::npos) << again.out;
 
   Write(dir + "/bad/x/y/broken.log", Read(dir + "/perflogs/pseudo-cluster/compute/stream_test.log") + "pass|1|2\n");
   auto bad = Hetbench({"results", "import", "bad"}, dir, 30, StoreEnv(store));
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err, "hetbench: error: bad/x/y/broken.log:4: expected 35 '|'-separated fields as the header names, "
-                     "found 3\n");
+  EXPECT_EQ(bad.err,
+            "hetbench: error: bad/x/y/broken.log:4: expected 35 '|'-separated fields as the header names, "
+            "found 3\n");
 }
 
 }  // namespace

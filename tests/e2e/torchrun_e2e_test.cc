@@ -115,8 +115,9 @@ TEST(TorchrunE2E, TwoWorkersAllReduceThroughThePartitionsLauncher) {
   // The job script's run line: partition options, then the test's.
   auto scripts = e2e::Find(dir + "/output", "hb_job.sh");
   ASSERT_EQ(scripts.size(), 1u);
-  EXPECT_NE(Read(scripts[0]).find("\ntorchrun --standalone --nnodes=1 --nproc_per_node=2 --redirects=9:0 --tee=9:0 "
-                                  "--max_restarts=0 ddp.py\n"),
+  EXPECT_NE(Read(scripts[0])
+                .find("\ntorchrun --standalone --nnodes=1 --nproc_per_node=2 --redirects=9:0 --tee=9:0 "
+                      "--max_restarts=0 ddp.py\n"),
             std::string::npos)
       << Read(scripts[0]);
 }
@@ -167,13 +168,14 @@ TEST(TorchrunE2E, SlurmMultiNodeLineRendezvousesForReal) {
   std::string node = dir + "/node";
   Write(node + "/ddp.py", kDdpScript);
   Write(node + "/line.sh", "cd " + node + " && " + torchrun);
-  e2e::Shell("cd " + node + " && export SLURM_JOB_NODELIST=\"$(hostname)\" SLURM_JOB_ID=hb$$ && "
+  e2e::Shell("cd " + node +
+             " && export SLURM_JOB_NODELIST=\"$(hostname)\" SLURM_JOB_ID=hb$$ && "
              "{ timeout 180 bash line.sh >a.out 2>&1 & timeout 180 bash line.sh >b.out 2>&1; wait; }");
   std::string out = Read(node + "/a.out") + Read(node + "/b.out");
   for (int rank = 0; rank < 4; ++rank)
-    EXPECT_NE(out.find("rank " + std::to_string(rank) + " of 4 (local " + std::to_string(rank % 2) +
-                       "): allreduce 10.0"),
-              std::string::npos)
+    EXPECT_NE(
+        out.find("rank " + std::to_string(rank) + " of 4 (local " + std::to_string(rank % 2) + "): allreduce 10.0"),
+        std::string::npos)
         << out;
 }
 

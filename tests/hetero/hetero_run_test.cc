@@ -18,8 +18,8 @@
 #include <filesystem>
 #include <map>
 #include <regex>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "../e2e/e2e_util.h"
@@ -165,14 +165,17 @@ TEST(HeteroSite, SlurmAndTwoKubernetesContextsInOneRun) {
   };
   // One kubeconfig, two contexts, as examples/site-hetero/kubeconfig.yaml
   // has them, each on its own server.
-  Write(dir + "/kubeconfig", "apiVersion: v1\nkind: Config\ncurrent-context: eidf-gpu\nclusters:\n"
-        "  - name: eidf\n    cluster: {server: 'https://127.0.0.1:" + port(eidf) + "', certificate-authority: '" +
-        eidf.dir() + "/pki/ca.crt'}\n"
-        "  - name: graphcore\n    cluster: {server: 'https://127.0.0.1:" + port(graphcore) +
-        "', certificate-authority: '" + graphcore.dir() + "/pki/ca.crt'}\n"
-        "users:\n  - name: u\n    user: {token: hb-test-token}\n"
-        "contexts:\n  - name: eidf-gpu\n    context: {cluster: eidf, user: u, namespace: eidf095ns}\n"
-        "  - name: graphcore\n    context: {cluster: graphcore, user: u, namespace: graphcore-users}\n");
+  Write(dir + "/kubeconfig",
+        "apiVersion: v1\nkind: Config\ncurrent-context: eidf-gpu\nclusters:\n"
+        "  - name: eidf\n    cluster: {server: 'https://127.0.0.1:" +
+            port(eidf) + "', certificate-authority: '" + eidf.dir() +
+            "/pki/ca.crt'}\n"
+            "  - name: graphcore\n    cluster: {server: 'https://127.0.0.1:" +
+            port(graphcore) + "', certificate-authority: '" + graphcore.dir() +
+            "/pki/ca.crt'}\n"
+            "users:\n  - name: u\n    user: {token: hb-test-token}\n"
+            "contexts:\n  - name: eidf-gpu\n    context: {cluster: eidf, user: u, namespace: eidf095ns}\n"
+            "  - name: graphcore\n    context: {cluster: graphcore, user: u, namespace: graphcore-users}\n");
   Write(dir + "/adapt.py", kAdapt);
   std::string site = Shell(kPython + " " + dir + "/adapt.py " + kSource + "/examples/site-hetero/site.yaml " + dir +
                            "/kubeconfig 2>&1");
@@ -191,9 +194,9 @@ TEST(HeteroSite, SlurmAndTwoKubernetesContextsInOneRun) {
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& c : report.at("cases")) by_name[c.at("name").get<std::string>()] = c;
   ASSERT_EQ(by_name.size(), 6u) << report.dump(1);
-  const std::map<std::string, std::string> where = {{"gemm", "cirrus-gpu"}, {"triad", "archer2"},
-                                                    {"csx", "cs2"},       {"gpu_service", "eidf-gpu"},
-                                                    {"forever_pod", "eidf-gpu"}, {"bert_ipu", "graphcore"}};
+  const std::map<std::string, std::string> where = {
+      {"gemm", "cirrus-gpu"},      {"triad", "archer2"},        {"csx", "cs2"},
+      {"gpu_service", "eidf-gpu"}, {"forever_pod", "eidf-gpu"}, {"bert_ipu", "graphcore"}};
   for (const auto& [name, part] : where) {
     const nlohmann::json& c = by_name[name];
     EXPECT_EQ(c.value("partition", ""), part) << name;

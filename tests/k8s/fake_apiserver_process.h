@@ -31,8 +31,14 @@ class FakeApiServer {
 
   void Start(const std::vector<std::string>& flags = {}) {
     std::remove((dir_ + "/ready").c_str());
-    std::vector<std::string> args = {kFakePython, kFakeSource + "/tests/k8s/fake_apiserver.py", "--dir", dir_,
-                                     "--pod-start-delay", "0.1", "--admit-delay", "0.3"};
+    std::vector<std::string> args = {kFakePython,
+                                     kFakeSource + "/tests/k8s/fake_apiserver.py",
+                                     "--dir",
+                                     dir_,
+                                     "--pod-start-delay",
+                                     "0.1",
+                                     "--admit-delay",
+                                     "0.3"};
     if (!port_.empty()) args.insert(args.end(), {"--port", port_});
     args.insert(args.end(), flags.begin(), flags.end());
     flags_ = flags;
@@ -76,7 +82,7 @@ class FakeApiServer {
         "print(u.urlopen(r,context=c,timeout=10).read().decode())\n";
     e2e::Write(dir_ + "/control.py", py);
     return e2e::Shell(kFakePython + " " + dir_ + "/control.py " + dir_ + "/pki/ca.crt " + port_ + " '" + path + "' '" +
-                 body + "' " + method + " 2>&1");
+                      body + "' " + method + " 2>&1");
   }
   nlohmann::json State() {
     std::string s = Control("GET", "/fake/state");

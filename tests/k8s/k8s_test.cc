@@ -55,7 +55,8 @@ systems:
         environs: [builtin]
         max_jobs: 50
         sched_options:
-          kubeconfig: )" + api_->kubeconfig() + R"(
+          kubeconfig: )" + api_->kubeconfig() +
+                                   R"(
           image: debian:bookworm-slim
           min_poll_interval: 0.1
           max_poll_interval: 0.5
@@ -88,8 +89,8 @@ environments:
       for (const char* k : {"creationTimestamp", "uid", "resourceVersion", "managedFields", "generation"})
         clean["metadata"].erase(k);
       Write(dir_ + "/job.json", clean.dump());
-      std::string out = Shell(kPython + " " + kSource + "/tests/k8s/validate_manifest.py " + dir_ +
-                              "/job.json 2>&1; echo rc=$?");
+      std::string out =
+          Shell(kPython + " " + kSource + "/tests/k8s/validate_manifest.py " + dir_ + "/job.json 2>&1; echo rc=$?");
       EXPECT_NE(out.find("rc=0"), std::string::npos) << out << clean.dump(2);
     }
   }
@@ -255,10 +256,13 @@ TEST_F(K8sTest, SurvivesApiFaultsAndQuota) {
   WriteSite();
   api_->Control("POST", "/fake/faults",
                 R"({"match": "GET /api/v1/namespaces/hb-test/pods", "status": 429, "count": 2, "retry_after": 1})");
-  api_->Control("POST", "/fake/faults", R"({"match": "GET /apis/batch/v1/namespaces/hb-test/jobs", "status": 500, "count": 2})");
-  api_->Control("POST", "/fake/faults", R"({"match": "POST /apis/batch/v1/namespaces/hb-test/jobs", "drop": true, "count": 1})");
+  api_->Control("POST", "/fake/faults",
+                R"({"match": "GET /apis/batch/v1/namespaces/hb-test/jobs", "status": 500, "count": 2})");
+  api_->Control("POST", "/fake/faults",
+                R"({"match": "POST /apis/batch/v1/namespaces/hb-test/jobs", "drop": true, "count": 1})");
   // A generated name that collides (409 AlreadyExists) is retried.
-  api_->Control("POST", "/fake/faults", R"({"match": "POST /apis/batch/v1/namespaces/hb-test/jobs", "status": 409, "count": 1})");
+  api_->Control("POST", "/fake/faults",
+                R"({"match": "POST /apis/batch/v1/namespaces/hb-test/jobs", "status": 409, "count": 1})");
   auto o = Run(R"(
 name: many
 parameters: {i: [1, 2, 3, 4, 5]}
@@ -280,14 +284,17 @@ max_pending_time: 60s
 TEST_F(K8sTest, ApiServerRestartMidRun) {
   StartServer();
   WriteSite();
-  Write(dir_ + "/t.yaml", "name: survive\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 3; echo done'\"]\n"
-                          "sanity: [{pattern: done}]\n");
+  Write(dir_ + "/t.yaml",
+        "name: survive\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 3; echo done'\"]\n"
+        "sanity: [{pattern: done}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "site:kube"}, dir_);
-  ASSERT_TRUE(WaitFor([&] {
-    for (const auto& p : api_->Objects("pods"))
-      if (p["status"].value("phase", "") == "Running") return true;
-    return false;
-  }, 30));
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (const auto& p : api_->Objects("pods"))
+          if (p["status"].value("phase", "") == "Running") return true;
+        return false;
+      },
+      30));
   api_->Restart();
   EXPECT_EQ(e2e::WaitExit(pid, 60), 0) << Read(dir_ + "/hb.stdout") << Read(dir_ + "/hb.stderr");
 }
@@ -296,13 +303,17 @@ TEST_F(K8sTest, ApiServerRestartMidRun) {
 TEST_F(K8sTest, SigintDeletesEveryJob) {
   StartServer();
   WriteSite();
-  Write(dir_ + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\nsanity: [{exit_code: 0}]\n");
+  Write(dir_ + "/t.yaml",
+        "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\nsanity: [{exit_code: 0}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "site:kube"}, dir_);
-  ASSERT_TRUE(WaitFor([&] {
-    int running = 0;
-    for (const auto& p : api_->Objects("pods")) running += p["status"].value("phase", "") == "Running";
-    return running == 2;
-  }, 30)) << api_->State().dump(1);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        int running = 0;
+        for (const auto& p : api_->Objects("pods")) running += p["status"].value("phase", "") == "Running";
+        return running == 2;
+      },
+      30))
+      << api_->State().dump(1);
   kill(pid, SIGINT);
   EXPECT_EQ(e2e::WaitExit(pid, 60), 130) << Read(dir_ + "/hb.stdout");
   EXPECT_TRUE(WaitFor([&] { return api_->Objects("jobs").empty(); }, 10)) << api_->State().dump(1);
@@ -321,8 +332,10 @@ TEST_F(K8sTest, BadCredentialsOneErrorNoSecret) {
   kc.replace(at, std::string("hb-test-token").size(), "s3cr3t-wrong-token");
   Write(api_->dir() + "/bad-kubeconfig", kc);
   WriteSite();
-  auto o = Run("name: a\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n", "kube",
-               {"--kubeconfig", api_->dir() + "/bad-kubeconfig"});
+  auto o =
+      Run("name: a\nexecutable: 'true'\nsanity: [{exit_code: 0}]\n---\nname: b\nexecutable: 'true'\nsanity: "
+          "[{exit_code: 0}]\n",
+          "kube", {"--kubeconfig", api_->dir() + "/bad-kubeconfig"});
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE((o.out + o.err).find("401"), std::string::npos) << o.out << o.err;
   EXPECT_EQ((o.out + o.err).find("s3cr3t"), std::string::npos) << o.out << o.err;
@@ -388,7 +401,8 @@ k8s:
 TEST_F(K8sTest, UnschedulableIsReportedAndBounded) {
   StartServer();
   WriteSite();
-  auto o = Run("name: greedy\nexecutable: 'true'\nnum_gpus_per_node: 16\nmax_pending_time: 2s\nsanity: [{exit_code: 0}]\n");
+  auto o =
+      Run("name: greedy\nexecutable: 'true'\nnum_gpus_per_node: 16\nmax_pending_time: 2s\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   std::string reason = Report()["cases"][0]["fail_reason"];
   EXPECT_NE(reason.find("Insufficient nvidia.com/gpu"), std::string::npos) << reason;
@@ -400,18 +414,22 @@ TEST_F(K8sTest, UnschedulableIsReportedAndBounded) {
 TEST_F(K8sTest, KueueEvictionRequeues) {
   StartServer();
   WriteSite("          queue_name: team-a\n");
-  Write(dir_ + "/t.yaml", "name: evicted\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 2; echo finished'\"]\n"
-                          "sanity: [{pattern: finished}]\n");
+  Write(dir_ + "/t.yaml",
+        "name: evicted\nexecutable: sh\nexecutable_opts: ['-c', \"'sleep 2; echo finished'\"]\n"
+        "sanity: [{pattern: finished}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "--system", "site:kube"}, dir_);
   std::string job;
-  ASSERT_TRUE(WaitFor([&] {
-    for (const auto& p : api_->Objects("pods"))
-      if (p["status"].value("phase", "") == "Running") {
-        job = p["metadata"]["labels"].value("job-name", "");
-        return true;
-      }
-    return false;
-  }, 30)) << api_->State().dump(1);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        for (const auto& p : api_->Objects("pods"))
+          if (p["status"].value("phase", "") == "Running") {
+            job = p["metadata"]["labels"].value("job-name", "");
+            return true;
+          }
+        return false;
+      },
+      30))
+      << api_->State().dump(1);
   api_->Control("POST", "/fake/evict", R"({"namespace": "hb-test", "job": ")" + job + R"("})");
   EXPECT_EQ(e2e::WaitExit(pid, 60), 0) << Read(dir_ + "/hb.stdout") << Read(dir_ + "/hb.stderr");
   std::string log = Read(api_->dir() + "/requests.log");
@@ -421,9 +439,9 @@ TEST_F(K8sTest, KueueEvictionRequeues) {
 // The example site configuration in examples/k8s loads, and its test
 // files list on its partitions.
 TEST_F(K8sTest, ExampleSiteConfigurationLoads) {
-  auto o = Hetbench({"list", "-C", kSource + "/examples/k8s/site.yaml", "--system", "eidf", "-c",
-                     kSource + "/examples/k8s/tests"},
-                    dir_, 60);
+  auto o = Hetbench(
+      {"list", "-C", kSource + "/examples/k8s/site.yaml", "--system", "eidf", "-c", kSource + "/examples/k8s/tests"},
+      dir_, 60);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("@eidf:a100+pytorch"), std::string::npos) << o.out;
 }
@@ -447,14 +465,16 @@ systems:
         launcher: local
         environs: [builtin]
         sched_options:
-          image: )") + (image ? image : "busybox:1.36") + R"(
+          image: )") + (image ? image : "busybox:1.36") +
+                                R"(
           memory_default: 64Mi
           pod_security_context: {runAsUser: 0}
 environments:
   - {name: builtin}
 )");
-  Write(dir + "/t.yaml", "name: live\nexecutable: echo\nexecutable_opts: ['value: 1.5']\n"
-                         "sanity: [{pattern: 'value: 1.5'}]\ntime_limit: 5m\n");
+  Write(dir + "/t.yaml",
+        "name: live\nexecutable: echo\nexecutable_opts: ['value: 1.5']\n"
+        "sanity: [{pattern: 'value: 1.5'}]\ntime_limit: 5m\n");
   auto o = Hetbench({"run", "-C", "site.yaml", "-c", "t.yaml"}, dir, 600);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
 }

@@ -32,10 +32,12 @@ struct ModuleSystemCase {
 };
 
 // One modulefile: sets `vars` and appends `order` to HB_ORDER.
-std::string Modulefile(bool lua, const std::string& order, const std::vector<std::pair<std::string, std::string>>& vars) {
+std::string Modulefile(bool lua, const std::string& order,
+                       const std::vector<std::pair<std::string, std::string>>& vars) {
   std::string s = lua ? "" : "#%Module\n";
   for (const auto& [k, v] : vars) s += lua ? "setenv(\"" + k + "\", \"" + v + "\")\n" : "setenv " + k + " " + v + "\n";
-  if (!order.empty()) s += lua ? "append_path(\"HB_ORDER\", \"" + order + "\")\n" : "append-path HB_ORDER " + order + "\n";
+  if (!order.empty())
+    s += lua ? "append_path(\"HB_ORDER\", \"" + order + "\")\n" : "append-path HB_ORDER " + order + "\n";
   return s;
 }
 
@@ -57,8 +59,8 @@ class ModulesTest : public ::testing::TestWithParam<ModuleSystemCase> {
                      << Read("/tmp/hb_envmod_unpack.log");
     }
     // The jobs must set up `module` themselves, not inherit it from here.
-    for (const char* v : {"BASH_FUNC_module%%", "BASH_FUNC_ml%%", "LMOD_CMD", "LMOD_PKG", "MODULESHOME",
-                          "MODULEPATH", "LOADEDMODULES", "_LMFILES_", "BASH_ENV"})
+    for (const char* v : {"BASH_FUNC_module%%", "BASH_FUNC_ml%%", "LMOD_CMD", "LMOD_PKG", "MODULESHOME", "MODULEPATH",
+                          "LOADEDMODULES", "_LMFILES_", "BASH_ENV"})
       unsetenv(v);
     dir_ = e2e::TempDir();
     WriteModulefiles(lmod);
@@ -86,19 +88,25 @@ class ModulesTest : public ::testing::TestWithParam<ModuleSystemCase> {
   std::string Site() const {
     std::string define_module;
     if (GetParam().modules_system != "lmod")
-      define_module = "          - 'module() { eval \"$(tclsh " + kEnvmodDir + "/usr/lib/modulecmd.tcl bash \"$@\")\"; }'\n";
+      define_module =
+          "          - 'module() { eval \"$(tclsh " + kEnvmodDir + "/usr/lib/modulecmd.tcl bash \"$@\")\"; }'\n";
     return "systems:\n"
            "  - name: modsys\n"
            "    hostnames: ['.*']\n"
-           "    modules_system: " + GetParam().modules_system + "\n"
-           "    modules: [{name: hb_sys, path: '" + dir_ + "/mf'}, hb_gone]\n"
+           "    modules_system: " +
+           GetParam().modules_system +
+           "\n"
+           "    modules: [{name: hb_sys, path: '" +
+           dir_ +
+           "/mf'}, hb_gone]\n"
            "    partitions:\n"
            "      - name: part\n"
            "        scheduler: local\n"
            "        launcher: local\n"
            "        environs: [gnu]\n"
            "        modules: [hb_part, hb_old]\n"
-           "        prepare_cmds:\n" + define_module +
+           "        prepare_cmds:\n" +
+           define_module +
            "          - 'export HB_PREP=\"before:${HB_ORDER:-none}\"'\n"
            "environments:\n"
            "  - name: gnu\n"
@@ -129,12 +137,12 @@ class ModulesTest : public ::testing::TestWithParam<ModuleSystemCase> {
 };
 
 TEST_P(ModulesTest, EveryLevelLoadsInOrderWithSwapAndUnload) {
-  auto o = Run(
-      "name: env\nsanity: [{exit_code: 0}]\n"
-      "modules: [hb_test, {name: hb_gone, unload: true}]\n"
-      "executable: echo\n"
-      "executable_opts: ['\"ORDER=$HB_ORDER ENV_SEES=$HB_ENV_SEES SWAP=$HB_SWAP GONE=${HB_GONE:-unset} "
-      "FOO=$HB_FOO PREP=$HB_PREP\"']\n");
+  auto o =
+      Run("name: env\nsanity: [{exit_code: 0}]\n"
+          "modules: [hb_test, {name: hb_gone, unload: true}]\n"
+          "executable: echo\n"
+          "executable_opts: ['\"ORDER=$HB_ORDER ENV_SEES=$HB_ENV_SEES SWAP=$HB_SWAP GONE=${HB_GONE:-unset} "
+          "FOO=$HB_FOO PREP=$HB_PREP\"']\n");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_EQ(JobOutput("env"),
             "ORDER=sys:part:env:test ENV_SEES=sys:part:env SWAP=new GONE=unset FOO=hello PREP=before:none,env\n");
@@ -142,25 +150,28 @@ TEST_P(ModulesTest, EveryLevelLoadsInOrderWithSwapAndUnload) {
 }
 
 TEST_P(ModulesTest, TheBuildLoadsTheSameModules) {
-  auto o = Run(
-      "name: built\nsanity: [{exit_code: 0}]\n"
-      "modules: [hb_test]\n"
-      "build_system: {type: Custom, commands: ['echo \"built with $HB_ORDER $HB_SWAP\" > built.txt']}\n"
-      "executable: cat\n"
-      "executable_opts: [built.txt]\n");
+  auto o =
+      Run("name: built\nsanity: [{exit_code: 0}]\n"
+          "modules: [hb_test]\n"
+          "build_system: {type: Custom, commands: ['echo \"built with $HB_ORDER $HB_SWAP\" > built.txt']}\n"
+          "executable: cat\n"
+          "executable_opts: [built.txt]\n");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_EQ(JobOutput("built"), "built with sys:part:env:test new\n");
 }
 
 TEST_P(ModulesTest, ModuleMappingsLoadTheModulesTheyNameInstead) {
   Write(dir_ + "/site.yaml", Site() + "general:\n  - module_mappings: ['hb_alias: hb_test']\n");
-  auto o = Run("name: mapped\nmodules: [hb_alias]\nexecutable: echo\nexecutable_opts: ['\"$HB_ORDER $HB_FOO\"']\nsanity: [{exit_code: 0}]\n");
+  auto o =
+      Run("name: mapped\nmodules: [hb_alias]\nexecutable: echo\nexecutable_opts: ['\"$HB_ORDER $HB_FOO\"']\nsanity: "
+          "[{exit_code: 0}]\n");
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_EQ(JobOutput("mapped"), "sys:part:env:test hello\n");
 }
 
 TEST_P(ModulesTest, AMissingModuleFailsTheCaseWithTheModuleSystemsMessage) {
-  auto o = Run("name: missing\nmodules: [hb_nonexistent]\nexecutable: echo\nexecutable_opts: [ran]\nsanity: [{exit_code: 0}]\n");
+  auto o = Run(
+      "name: missing\nmodules: [hb_nonexistent]\nexecutable: echo\nexecutable_opts: [ran]\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   nlohmann::json c = Case("missing");
   EXPECT_EQ(c["result"], "fail") << c.dump();
@@ -174,9 +185,9 @@ TEST_P(ModulesTest, AMissingModuleFailsTheCaseWithTheModuleSystemsMessage) {
 }
 
 TEST_P(ModulesTest, AMissingModuleFailsTheBuild) {
-  auto o = Run(
-      "name: nobuild\nsanity: [{exit_code: 0}]\nmodules: [hb_nonexistent]\n"
-      "build_system: {type: Custom, commands: ['touch built']}\nexecutable: ./built\n");
+  auto o =
+      Run("name: nobuild\nsanity: [{exit_code: 0}]\nmodules: [hb_nonexistent]\n"
+          "build_system: {type: Custom, commands: ['touch built']}\nexecutable: ./built\n");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   nlohmann::json c = Case("nobuild");
   EXPECT_EQ(c["fail_stage"], "build") << c.dump();
@@ -186,7 +197,8 @@ TEST_P(ModulesTest, AMissingModuleFailsTheBuild) {
 
 TEST_P(ModulesTest, ShellMetacharactersReachTheModuleSystemLiterally) {
   std::string name = "hb_x;touch " + dir_ + "/pwned1 $(touch " + dir_ + "/pwned2) `touch " + dir_ + "/pwned3`";
-  auto o = Run("name: meta\nmodules: ['" + name + "']\nexecutable: echo\nexecutable_opts: [ran]\nsanity: [{exit_code: 0}]\n");
+  auto o = Run("name: meta\nmodules: ['" + name +
+               "']\nexecutable: echo\nexecutable_opts: [ran]\nsanity: [{exit_code: 0}]\n");
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   for (const char* f : {"/pwned1", "/pwned2", "/pwned3"}) EXPECT_FALSE(e2e::Exists(dir_ + f)) << f;
   std::string reason = Case("meta").value("fail_reason", "");
@@ -195,13 +207,13 @@ TEST_P(ModulesTest, ShellMetacharactersReachTheModuleSystemLiterally) {
 
 INSTANTIATE_TEST_SUITE_P(
     RealModuleSystems, ModulesTest,
-    ::testing::Values(
-        ModuleSystemCase{"Lmod", "lmod",
-                         "Lmod has detected the following error: The following module(s) are unknown: "
-                         "\"hb_nonexistent\""},
-        ModuleSystemCase{"EnvironmentModules", "envmod", "ERROR: Unable to locate a modulefile for 'hb_nonexistent'"},
-        ModuleSystemCase{"EnvironmentModulesAsTmod4", "tmod4",
-                         "ERROR: Unable to locate a modulefile for 'hb_nonexistent'"}),
+    ::testing::Values(ModuleSystemCase{"Lmod", "lmod",
+                                       "Lmod has detected the following error: The following module(s) are unknown: "
+                                       "\"hb_nonexistent\""},
+                      ModuleSystemCase{"EnvironmentModules", "envmod",
+                                       "ERROR: Unable to locate a modulefile for 'hb_nonexistent'"},
+                      ModuleSystemCase{"EnvironmentModulesAsTmod4", "tmod4",
+                                       "ERROR: Unable to locate a modulefile for 'hb_nonexistent'"}),
     [](const ::testing::TestParamInfo<ModuleSystemCase>& info) { return info.param.name; });
 
 }  // namespace

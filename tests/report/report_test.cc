@@ -138,9 +138,9 @@ TEST_F(ReportTest, CompareGivesTheChangeWithItsIntervalAndSaysWhatItCannotTell) 
   EXPECT_EQ(o.exit_code, 1) << o.out << o.err;
   EXPECT_NE(o.out.find("UNTESTED: 1 series"), std::string::npos) << o.out;
   // An alpha no sample size here can reach.
-  o = Hetbench({"compare", "runs:2-3", "last:2", "--store", "r.db", "-n", "^bw", "--min-samples", "2", "--alpha",
-                "0.001"},
-               *dir_);
+  o = Hetbench(
+      {"compare", "runs:2-3", "last:2", "--store", "r.db", "-n", "^bw", "--min-samples", "2", "--alpha", "0.001"},
+      *dir_);
   EXPECT_NE(o.err.find("the smallest possible p is"), std::string::npos) << o.err;
   // A usage error has the common prefix.
   o = Hetbench({"compare", "last:5"}, *dir_);
@@ -193,8 +193,10 @@ TEST_F(ReportTest, CompareBadSelectionsAreExplained) {
 }
 
 std::string Chromium(const std::string& args) {
-  return e2e::Shell("timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage "
-                    "--hide-scrollbars --virtual-time-budget=10000 " + args + " 2>/dev/null");
+  return e2e::Shell(
+      "timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage "
+      "--hide-scrollbars --virtual-time-budget=10000 " +
+      args + " 2>/dev/null");
 }
 
 TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
@@ -232,11 +234,13 @@ TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
   // optimizer 0.02 + allreduce 0.1 = a step of 0.77 s, of which I/O is
   // 6.5 %, compute 80.5 %, wait 0 and communication 13.0 %.
   std::smatch row;
-  ASSERT_TRUE(std::regex_search(dom, row, std::regex("<table id=\"breakdown-table\">.*?</table>"))) << dom.substr(0, 3000);
+  ASSERT_TRUE(std::regex_search(dom, row, std::regex("<table id=\"breakdown-table\">.*?</table>")))
+      << dom.substr(0, 3000);
   std::string bt = row.str();
-  EXPECT_TRUE(std::regex_search(bt, std::regex("<td class=\"\">train</td>.*?<td class=\"num\">770 ms</td><td class=\"num\">6.5 %</td>"
-                                               "<td class=\"num\">0.0 %</td><td class=\"num\">80.5 %</td>"
-                                               "<td class=\"num\">0.0 %</td><td class=\"num\">13.0 %</td>")))
+  EXPECT_TRUE(std::regex_search(
+      bt, std::regex("<td class=\"\">train</td>.*?<td class=\"num\">770 ms</td><td class=\"num\">6.5 %</td>"
+                     "<td class=\"num\">0.0 %</td><td class=\"num\">80.5 %</td>"
+                     "<td class=\"num\">0.0 %</td><td class=\"num\">13.0 %</td>")))
       << bt;
   // issue 17, item 4: the 12 values at 79/81 GB/s are outside bw's band
   // (100 GB/s -10 %/+10 %) and are drawn red; the 12 at 99/101 are not.
@@ -248,7 +252,8 @@ TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
   // case and its percentage; the breakdown and scaling follow it.
   std::string first = Chromium("--window-size=1280,800 --dump-dom 'file://" + *dir_ + "/report.html'");
   std::smatch seen;
-  ASSERT_TRUE(std::regex_search(first, seen, std::regex("data-first-screen-changes=\"([^\"]*)\""))) << first.substr(0, 2000);
+  ASSERT_TRUE(std::regex_search(first, seen, std::regex("data-first-screen-changes=\"([^\"]*)\"")))
+      << first.substr(0, 2000);
   EXPECT_NE(seen[1].str().find("bw %level="), std::string::npos) << seen[1];
   EXPECT_NE(seen[1].str().find("-20.0%"), std::string::npos) << seen[1];
   EXPECT_NE(seen[1].str().find("regression"), std::string::npos) << seen[1];
@@ -260,7 +265,8 @@ TEST_F(ReportTest, ReportDrawsEveryChartInChromium) {
   // The scaling card of `scale`: throughput 100, 190, 370 samples/s on 1,
   // 2 and 4 nodes, efficiency 95 % and 92.5 %; no badge above 50 %.
   std::smatch card;
-  ASSERT_TRUE(std::regex_search(dom, card, std::regex("<div class=\"chart tall\" data-name=\"scaling scale nodes\"[^>]*>.*?</table>")))
+  ASSERT_TRUE(std::regex_search(
+      dom, card, std::regex("<div class=\"chart tall\" data-name=\"scaling scale nodes\"[^>]*>.*?</table>")))
       << dom.substr(0, 3000);
   std::string sc = card.str();
   EXPECT_NE(sc.find("data-variants=\"1\""), std::string::npos) << sc;

@@ -109,7 +109,8 @@ TEST_F(SgeTest, TimeLimitIsH_rt) {
 
 TEST_F(SgeTest, SigintCancelsTheJobs) {
   ASSERT_EQ(Jobs("hb_long"), 0) << "left over from an earlier run:\n" << Shell("qstat -u '*'");
-  Write(dir_ + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\nsanity: [{exit_code: 0}]\n");
+  Write(dir_ + "/t.yaml",
+        "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\nsanity: [{exit_code: 0}]\n");
   pid_t pid = e2e::StartHetbench(Args(), dir_);
   bool running = WaitFor([] { return Jobs("hb_long", "r") == 2; }, 60);
   if (!running) kill(pid, SIGKILL);

@@ -77,7 +77,14 @@ class SlurmTest : public ::testing::TestWithParam<Param> {
   e2e::Output Run(const std::string& yaml, std::vector<std::string> extra = {}, double timeout = 240,
                   const std::string& env = "builtin") {
     Write(dir_ + "/t.yaml", yaml);
-    std::vector<std::string> args = {"run", "-C", "site.yaml", "-c", "t.yaml", "-p", "^" + env + "$", "--system",
+    std::vector<std::string> args = {"run",
+                                     "-C",
+                                     "site.yaml",
+                                     "-c",
+                                     "t.yaml",
+                                     "-p",
+                                     "^" + env + "$",
+                                     "--system",
                                      std::string("slurmtest:") + GetParam().partition};
     args.insert(args.end(), extra.begin(), extra.end());
     return Hetbench(args, dir_, timeout);
@@ -119,7 +126,8 @@ TEST_P(SlurmTest, TimeLimit) {
 }
 
 TEST_P(SlurmTest, SigintCancelsTheJobs) {
-  Write(dir_ + "/t.yaml", "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\nsanity: [{exit_code: 0}]\n");
+  Write(dir_ + "/t.yaml",
+        "name: long\nexecutable: sleep\nexecutable_opts: ['600']\nparameters: {i: [1, 2]}\nsanity: [{exit_code: 0}]\n");
   pid_t pid = e2e::StartHetbench({"run", "-C", "site.yaml", "-c", "t.yaml", "-p", "builtin", "--system",
                                   std::string("slurmtest:") + GetParam().partition},
                                  dir_);
@@ -154,7 +162,8 @@ build_system: {type: SingleSource, source: allreduce.c}
 sanity:
   - {pattern: 'allreduce sum 3 \(expected 3\) OK', count: 2}
   - {not_pattern: WRONG}
-)", {}, 240, "mpi");
+)",
+               {}, 240, "mpi");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
 }
 
@@ -233,7 +242,8 @@ TEST_P(SlurmTest, DetectTopologyThroughSbatch) {
 INSTANTIATE_TEST_SUITE_P(Slurm, SlurmTest,
                          ::testing::Values(Param{false, "squeue"}, Param{false, "sacct"}, Param{true, "sacct"}),
                          [](const ::testing::TestParamInfo<Param>& i) {
-                           return std::string(i.param.accounting ? "accounting_" : "no_accounting_") + i.param.partition;
+                           return std::string(i.param.accounting ? "accounting_" : "no_accounting_") +
+                                  i.param.partition;
                          });
 
 // mpirun inside the allocation, and a controller restart mid-run: once.

@@ -7,29 +7,38 @@
 namespace hbcomm {
 
 bool ParseOp(const std::string& name, Op* op) {
-  if (name == "allreduce") *op = Op::kAllReduce;
-  else if (name == "allgather") *op = Op::kAllGather;
-  else if (name == "reduce_scatter" || name == "reducescatter" || name == "reduce-scatter") *op = Op::kReduceScatter;
-  else if (name == "broadcast") *op = Op::kBroadcast;
-  else if (name == "memcpy") *op = Op::kMemcpy;
-  else return false;
+  if (name == "allreduce")
+    *op = Op::kAllReduce;
+  else if (name == "allgather")
+    *op = Op::kAllGather;
+  else if (name == "reduce_scatter" || name == "reducescatter" || name == "reduce-scatter")
+    *op = Op::kReduceScatter;
+  else if (name == "broadcast")
+    *op = Op::kBroadcast;
+  else if (name == "memcpy")
+    *op = Op::kMemcpy;
+  else
+    return false;
   return true;
 }
 
 const char* OpName(Op op) {
   switch (op) {
-    case Op::kAllReduce: return "allreduce";
-    case Op::kAllGather: return "allgather";
-    case Op::kReduceScatter: return "reduce_scatter";
-    case Op::kBroadcast: return "broadcast";
-    case Op::kMemcpy: return "memcpy";
+    case Op::kAllReduce:
+      return "allreduce";
+    case Op::kAllGather:
+      return "allgather";
+    case Op::kReduceScatter:
+      return "reduce_scatter";
+    case Op::kBroadcast:
+      return "broadcast";
+    case Op::kMemcpy:
+      return "memcpy";
   }
   return "?";
 }
 
-const char* RedopName(Op op) {
-  return op == Op::kAllReduce || op == Op::kReduceScatter ? "sum" : "none";
-}
+const char* RedopName(Op op) { return op == Op::kAllReduce || op == Op::kReduceScatter ? "sum" : "none"; }
 
 // nccl-tests' parsesize() (src/util.cu): a number, then K, M or G for
 // powers of 1024.
@@ -39,10 +48,14 @@ bool ParseSize(const std::string& text, uint64_t* bytes) {
   unsigned long long n = std::strtoull(text.c_str(), &end, 10);
   std::string suffix(end);
   uint64_t unit = 1;
-  if (suffix == "K" || suffix == "k") unit = 1ull << 10;
-  else if (suffix == "M" || suffix == "m") unit = 1ull << 20;
-  else if (suffix == "G" || suffix == "g") unit = 1ull << 30;
-  else if (!suffix.empty()) return false;
+  if (suffix == "K" || suffix == "k")
+    unit = 1ull << 10;
+  else if (suffix == "M" || suffix == "m")
+    unit = 1ull << 20;
+  else if (suffix == "G" || suffix == "g")
+    unit = 1ull << 30;
+  else if (!suffix.empty())
+    return false;
   if (n == 0) return false;
   *bytes = n * unit;
   return true;
@@ -83,11 +96,14 @@ double AlgBytes(Op op, uint64_t param_count, size_t eltsize, int nranks) {
 double BusFactor(Op op, int nranks) {
   double n = nranks;
   switch (op) {
-    case Op::kAllReduce: return 2.0 * (n - 1) / n;
+    case Op::kAllReduce:
+      return 2.0 * (n - 1) / n;
     case Op::kAllGather:
-    case Op::kReduceScatter: return (n - 1) / n;
+    case Op::kReduceScatter:
+      return (n - 1) / n;
     case Op::kBroadcast:
-    case Op::kMemcpy: return 1.0;
+    case Op::kMemcpy:
+      return 1.0;
   }
   return 1.0;
 }

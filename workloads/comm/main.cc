@@ -51,7 +51,8 @@ hbcomm::SweepOptions ParseFlags(int argc, char** argv, std::string* backend) {
   *backend = flags.Str("backend");
   auto names = hbcomm::BackendNames();
   if (std::find(names.begin(), names.end(), *backend) == names.end()) {
-    std::string hint = *backend == "nccl" ? "; the NCCL backend is in hetbench-comm-nccl (built with HETBENCH_CUDA)" : "";
+    std::string hint =
+        *backend == "nccl" ? "; the NCCL backend is in hetbench-comm-nccl (built with HETBENCH_CUDA)" : "";
     flags.Fail("--backend: '" + *backend + "' is not one of " + JoinNames(names) + hint);
   }
   if (flags.Str("dtype") != "float") flags.Fail("--dtype: only 'float' is supported, got '" + flags.Str("dtype") + "'");

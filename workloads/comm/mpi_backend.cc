@@ -70,8 +70,8 @@ bool MpiBackend::Start(Op op, const Counts& c, std::string* err) {
     case Op::kAllGather:
       return Check(MPI_Allgather(s, n, MPI_FLOAT, r, n, MPI_FLOAT, MPI_COMM_WORLD), "MPI_Allgather", err);
     case Op::kReduceScatter:
-      return Check(MPI_Reduce_scatter_block(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD),
-                   "MPI_Reduce_scatter_block", err);
+      return Check(MPI_Reduce_scatter_block(s, r, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD), "MPI_Reduce_scatter_block",
+                   err);
     case Op::kBroadcast:  // in place: the root's data is in its receive buffer (RecvInit)
       return Check(MPI_Bcast(r, n, MPI_FLOAT, kRoot, MPI_COMM_WORLD), "MPI_Bcast", err);
     case Op::kMemcpy:

@@ -75,8 +75,8 @@ std::string NcclBackend::Describe() const {
   int v = 0;
   ncclGetVersion(&v);
   // NCCL_VERSION(X,Y,Z) = X*10000 + Y*100 + Z since 2.9.
-  return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
-         std::to_string(v % 100) + ", rank 0 on GPU " + std::to_string(device_) + " (" + device_name_ + ")";
+  return "NCCL " + std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100) +
+         ", rank 0 on GPU " + std::to_string(device_) + " (" + device_name_ + ")";
 }
 
 bool NcclBackend::Grow(float** buf, uint64_t* cap, uint64_t n, std::string* err) {

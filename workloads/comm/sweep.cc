@@ -54,12 +54,13 @@ SizeResult MeasureSize(Backend& b, const SweepOptions& opt, const Counts& c) {
 void PrintHeader(Backend& b, const SweepOptions& opt, FILE* out) {
   std::fprintf(out, "# %s: %s over %s (%s), %d ranks, dtype float\n", opt.program.c_str(), OpName(opt.op),
                b.name().c_str(), b.Describe().c_str(), b.nranks());
-  std::fprintf(out, "# sizes %llu to %llu bytes (x%llu), %d iterations after %d warm-up; time: mean per call, max over ranks\n",
-               static_cast<unsigned long long>(opt.min_bytes), static_cast<unsigned long long>(opt.max_bytes),
-               static_cast<unsigned long long>(opt.factor), opt.iters, opt.warmup);
+  std::fprintf(
+      out, "# sizes %llu to %llu bytes (x%llu), %d iterations after %d warm-up; time: mean per call, max over ranks\n",
+      static_cast<unsigned long long>(opt.min_bytes), static_cast<unsigned long long>(opt.max_bytes),
+      static_cast<unsigned long long>(opt.factor), opt.iters, opt.warmup);
   std::fprintf(out, "#\n");
-  std::fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size", "count", "type", "redop", "root", "time",
-               "algbw", "busbw", "#wrong");
+  std::fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s\n", "size", "count", "type", "redop", "root",
+               "time", "algbw", "busbw", "#wrong");
   std::fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s\n", "(B)", "(elements)", "", "", "", "(us)",
                "(GB/s)", "(GB/s)", "");
 }
@@ -72,8 +73,7 @@ void PrintRow(const SweepOptions& opt, const SizeResult& r, FILE* out) {
   std::fprintf(out, "%12llu  %12llu  %8s  %6s  %6d  %7s  %6.2f  %6.2f  %6llu\n",
                static_cast<unsigned long long>(TableBytes(r.counts, kEltSize)),
                static_cast<unsigned long long>(r.counts.param), "float", RedopName(opt.op),
-               opt.op == Op::kBroadcast ? kRoot : -1, time, r.algbw, r.busbw,
-               static_cast<unsigned long long>(r.wrong));
+               opt.op == Op::kBroadcast ? kRoot : -1, time, r.algbw, r.busbw, static_cast<unsigned long long>(r.wrong));
   std::fflush(out);
 }
 
@@ -107,16 +107,18 @@ int RunSweep(Backend& b, const SweepOptions& opt, FILE* out) {
        bytes = bytes > opt.max_bytes / opt.factor ? opt.max_bytes + 1 : bytes * opt.factor) {
     Counts c = CollCounts(opt.op, bytes, kEltSize, b.nranks());
     if (c.param == 0) {
-      if (root) std::fprintf(out, "# %llu bytes: less than one element per rank, skipped\n",
-                             static_cast<unsigned long long>(bytes));
+      if (root)
+        std::fprintf(out, "# %llu bytes: less than one element per rank, skipped\n",
+                     static_cast<unsigned long long>(bytes));
       continue;
     }
     rows.push_back(MeasureSize(b, opt, c));
     if (root) PrintRow(opt, rows.back(), out);
   }
   if (rows.empty()) {
-    if (root) std::fprintf(stderr, "%s: error: no size in --min-bytes..--max-bytes holds one element per rank\n",
-                           opt.program.c_str());
+    if (root)
+      std::fprintf(stderr, "%s: error: no size in --min-bytes..--max-bytes holds one element per rank\n",
+                   opt.program.c_str());
     return 2;
   }
   if (root) PrintSummary(rows, out);

@@ -93,7 +93,7 @@ class Flags {
 
  private:
   std::string program_;
-  std::unique_ptr<CLI::App> app_;               // movable: the programs return their Flags
+  std::unique_ptr<CLI::App> app_;              // movable: the programs return their Flags
   std::map<std::string, std::string> values_;  // node-based: the options point into it, also after a move
 };
 

@@ -19,15 +19,24 @@ bool Dnn(cudnnStatus_t s, const char* call, std::string* err) {
 
 std::string AlgoName(cudnnConvolutionFwdAlgo_t a) {
   switch (a) {
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
-    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
-    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
-    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
-    default: return "algo " + std::to_string(static_cast<int>(a));
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM:
+      return "IMPLICIT_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM:
+      return "IMPLICIT_PRECOMP_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
+      return "GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT:
+      return "DIRECT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT:
+      return "FFT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING:
+      return "FFT_TILING";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD:
+      return "WINOGRAD";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+      return "WINOGRAD_NONFUSED";
+    default:
+      return "algo " + std::to_string(static_cast<int>(a));
   }
 }
 
@@ -54,17 +63,23 @@ struct ConvSetup {
   bool Describe(const ConvShape& s, std::string* err) {
     const int n = int(s.n), c = int(s.c), k = int(s.k), P = int(s.p()), Q = int(s.q());
     int on = 0, oc = 0, op = 0, oq = 0;
-    bool ok = Dnn(cudnnCreate(&h), "cudnnCreate", err) && Dnn(cudnnCreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor", err) &&
+    bool ok = Dnn(cudnnCreate(&h), "cudnnCreate", err) &&
+              Dnn(cudnnCreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor", err) &&
               Dnn(cudnnCreateTensorDescriptor(&y), "cudnnCreateTensorDescriptor", err) &&
               Dnn(cudnnCreateFilterDescriptor(&w), "cudnnCreateFilterDescriptor", err) &&
               Dnn(cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor", err) &&
-              Dnn(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, int(s.h), int(s.w)), "cudnnSetTensor4dDescriptor", err) &&
-              Dnn(cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k, c, int(s.r), int(s.s)), "cudnnSetFilter4dDescriptor", err) &&
+              Dnn(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, int(s.h), int(s.w)),
+                  "cudnnSetTensor4dDescriptor", err) &&
+              Dnn(cudnnSetFilter4dDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k, c, int(s.r), int(s.s)),
+                  "cudnnSetFilter4dDescriptor", err) &&
               Dnn(cudnnSetConvolution2dDescriptor(conv, int(s.pad), int(s.pad), int(s.stride), int(s.stride), 1, 1,
-                                                  CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT), "cudnnSetConvolution2dDescriptor", err) &&
+                                                  CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                  "cudnnSetConvolution2dDescriptor", err) &&
               Dnn(cudnnSetConvolutionMathType(conv, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType", err) &&
-              Dnn(cudnnGetConvolution2dForwardOutputDim(conv, x, w, &on, &oc, &op, &oq), "cudnnGetConvolution2dForwardOutputDim", err) &&
-              Dnn(cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, k, P, Q), "cudnnSetTensor4dDescriptor", err);
+              Dnn(cudnnGetConvolution2dForwardOutputDim(conv, x, w, &on, &oc, &op, &oq),
+                  "cudnnGetConvolution2dForwardOutputDim", err) &&
+              Dnn(cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, k, P, Q),
+                  "cudnnSetTensor4dDescriptor", err);
     if (ok && (on != n || oc != k || op != P || oq != Q)) {
       *err = "cuDNN's output shape differs from " + s.str();
       return false;
@@ -77,7 +92,8 @@ struct ConvSetup {
   bool ChooseAlgo(std::string* library, std::string* err) {
     cudnnConvolutionFwdAlgoPerf_t perf[8];
     int found = 0;
-    if (!Dnn(cudnnFindConvolutionForwardAlgorithm(h, x, w, conv, y, 8, &found, perf), "cudnnFindConvolutionForwardAlgorithm", err))
+    if (!Dnn(cudnnFindConvolutionForwardAlgorithm(h, x, w, conv, y, 8, &found, perf),
+             "cudnnFindConvolutionForwardAlgorithm", err))
       return false;
     const cudnnConvolutionFwdAlgoPerf_t* best = nullptr;
     for (int i = found - 1; i >= 0; --i) {
@@ -91,7 +107,8 @@ struct ConvSetup {
     algo = best->algo;
     ws_bytes = best->memory;
     *library = "cuDNN " + AlgoName(algo) + ", " +
-               (best->mathType == CUDNN_FMA_MATH ? "FMA math" : "math type " + std::to_string(best->mathType) + ": may use TF32");
+               (best->mathType == CUDNN_FMA_MATH ? "FMA math"
+                                                 : "math type " + std::to_string(best->mathType) + ": may use TF32");
     return Dnn(cudnnSetConvolutionMathType(conv, best->mathType), "cudnnSetConvolutionMathType", err) &&
            (ws_bytes == 0 || Cuda(cudaMalloc(&ws, ws_bytes), "cudaMalloc", err));
   }

@@ -24,8 +24,7 @@ TEST(OpenblasGemmTest, Bf16MatchesNaiveLoop) {
   RunResult r;
   std::string err;
   GemmShape s{40, 24, 64};
-  ASSERT_TRUE(OpenblasHasBf16() ? OpenblasGemm("bf16", s, 1, 0, &r, &err) : OnednnMatmulBf16(s, 1, 0, &r, &err))
-      << err;
+  ASSERT_TRUE(OpenblasHasBf16() ? OpenblasGemm("bf16", s, 1, 0, &r, &err) : OnednnMatmulBf16(s, 1, 0, &r, &err)) << err;
   EXPECT_EQ(r.mismatches, 0u);
   EXPECT_EQ(r.checked, 67u * 45u + 40u * 24u);
 }

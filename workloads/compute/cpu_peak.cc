@@ -32,8 +32,10 @@ int CountCpuList(const std::string& list) {
   std::string part;
   while (std::getline(ss, part, ',')) {
     int a = 0, b = 0;
-    if (std::sscanf(part.c_str(), "%d-%d", &a, &b) == 2) n += b - a + 1;
-    else if (!Trim(part).empty()) n += 1;
+    if (std::sscanf(part.c_str(), "%d-%d", &a, &b) == 2)
+      n += b - a + 1;
+    else if (!Trim(part).empty())
+      n += 1;
   }
   return n;
 }

@@ -20,11 +20,11 @@
 namespace hbcompute {
 
 struct CpuInfo {
-  std::string arch;        // "x86_64", "aarch64", ... (uname)
-  std::string vendor;      // vendor_id: "GenuineIntel", "AuthenticAMD"
-  std::string model_name;  // "model name"
-  int family = 0;          // "cpu family"
-  double mhz = 0;          // "cpu MHz" of the first processor
+  std::string arch;             // "x86_64", "aarch64", ... (uname)
+  std::string vendor;           // vendor_id: "GenuineIntel", "AuthenticAMD"
+  std::string model_name;       // "model name"
+  int family = 0;               // "cpu family"
+  double mhz = 0;               // "cpu MHz" of the first processor
   std::set<std::string> flags;  // "flags" (x86) or "Features" (Arm)
 };
 

@@ -48,13 +48,15 @@ bool OpenGpu(GpuDevice* dev, std::string* err) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    *err = std::string("no usable GPU (cudaGetDeviceCount: ") + (e == cudaSuccess ? "0 devices" : cudaGetErrorString(e)) +
+    *err = std::string("no usable GPU (cudaGetDeviceCount: ") +
+           (e == cudaSuccess ? "0 devices" : cudaGetErrorString(e)) +
            "); hetbench-compute-cuda runs on GPU nodes, hetbench-compute measures CPUs";
     return false;
   }
   cudaDeviceProp prop;
   int khz = 0;
-  if (!Cuda(cudaSetDevice(0), "cudaSetDevice", err) || !Cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties", err) ||
+  if (!Cuda(cudaSetDevice(0), "cudaSetDevice", err) ||
+      !Cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties", err) ||
       !Cuda(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0), "cudaDeviceGetAttribute", err))
     return false;
   *dev = GpuDevice{0, prop.name, prop.multiProcessorCount, prop.major, prop.minor, khz / 1e6};

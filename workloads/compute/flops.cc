@@ -33,18 +33,14 @@ struct Named {
 // (conv2_x..conv5_x) the 3x3 convolution that every block but the first
 // repeats (stride 1, at the stage's resolution).
 constexpr Named kNamed[] = {
-    {"resnet50-conv1", 3, 224, 224, 64, 7, 7, 2, 3},
-    {"resnet50-layer1", 64, 56, 56, 64, 3, 3, 1, 1},
-    {"resnet50-layer2", 128, 28, 28, 128, 3, 3, 1, 1},
-    {"resnet50-layer3", 256, 14, 14, 256, 3, 3, 1, 1},
+    {"resnet50-conv1", 3, 224, 224, 64, 7, 7, 2, 3},   {"resnet50-layer1", 64, 56, 56, 64, 3, 3, 1, 1},
+    {"resnet50-layer2", 128, 28, 28, 128, 3, 3, 1, 1}, {"resnet50-layer3", 256, 14, 14, 256, 3, 3, 1, 1},
     {"resnet50-layer4", 512, 7, 7, 512, 3, 3, 1, 1},
 };
 
 }  // namespace
 
-std::string GemmShape::str() const {
-  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-}
+std::string GemmShape::str() const { return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k); }
 
 bool ParseGemm(const std::string& text, GemmShape* shape, std::string* err) {
   std::vector<int64_t> v;

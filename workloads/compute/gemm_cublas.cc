@@ -44,8 +44,8 @@ bool UploadOperand(const std::string& dtype, std::vector<float>* host, DeviceBuf
 // One GEMM shape: upload, `warmup` + `iters` calls, download C, check
 // `samples` elements (0: all). cuBLAS is column-major: row-major
 // C = A*B is column-major C^T = B^T * A^T, so B goes first.
-bool RunShape(cublasHandle_t h, const std::string& dtype, const GemmShape& s, int iters, int warmup,
-              uint64_t samples, RunResult* out, std::string* err) {
+bool RunShape(cublasHandle_t h, const std::string& dtype, const GemmShape& s, int iters, int warmup, uint64_t samples,
+              RunResult* out, std::string* err) {
   std::vector<float> a = RandomData(static_cast<size_t>(s.m * s.k), 1);
   std::vector<float> b = RandomData(static_cast<size_t>(s.k * s.n), 2);
   std::vector<float> c(static_cast<size_t>(s.m * s.n));
@@ -60,8 +60,8 @@ bool RunShape(cublasHandle_t h, const std::string& dtype, const GemmShape& s, in
     if (dtype == "fp32")
       return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, static_cast<float*>(db.p), n,
                          static_cast<float*>(da.p), k, &beta, static_cast<float*>(dc.p), n);
-    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, db.p, in, n, da.p, in, k, &beta, dc.p,
-                        CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, db.p, in, n, da.p, in, k, &beta, dc.p, CUDA_R_32F,
+                        n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   };
   cudaEvent_t start, stop;
   cudaEventCreate(&start);

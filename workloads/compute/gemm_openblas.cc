@@ -29,8 +29,8 @@ SbgemmFn Sbgemm() {
 struct Operands {
   std::string dtype;
   GemmShape s;
-  std::vector<float> a, b, c;       // fp32 values (bf16-rounded for bf16)
-  std::vector<bfloat16> a16, b16;   // bf16 only
+  std::vector<float> a, b, c;      // fp32 values (bf16-rounded for bf16)
+  std::vector<bfloat16> a16, b16;  // bf16 only
 
   Operands(const std::string& type, const GemmShape& shape) : dtype(type), s(shape) {
     a = RoundTo(dtype, RandomData(static_cast<size_t>(s.m * s.k), 1));

@@ -91,9 +91,8 @@ void PrintPeak(const Engine& engine, const Options& o, double achieved) {
 // Prints one kernel's figure and its comment line; returns its GFLOP/s.
 double Report(const std::string& what, const std::string& metric, double flops, const RunResult& r) {
   double gflops = flops / r.seconds / 1e9;
-  std::printf("# %s (%s): %.6g s per call, %llu elements checked, %llu mismatches\n", what.c_str(),
-              r.library.c_str(), r.seconds, static_cast<unsigned long long>(r.checked),
-              static_cast<unsigned long long>(r.mismatches));
+  std::printf("# %s (%s): %.6g s per call, %llu elements checked, %llu mismatches\n", what.c_str(), r.library.c_str(),
+              r.seconds, static_cast<unsigned long long>(r.checked), static_cast<unsigned long long>(r.mismatches));
   hbw::Result(metric, gflops, "GFLOP/s");
   std::fflush(stdout);
   return gflops;

@@ -38,9 +38,9 @@ bool Run(const ConvShape& s, int iters, int warmup, RunResult* out) {
   memory user_dst({dst_dims, dt::f32, tag::nchw}, eng, dst.data());
 
   dnnl::convolution_forward::desc desc(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, memory::desc(src_dims, dt::f32, tag::any),
-      memory::desc(wei_dims, dt::f32, tag::any), memory::desc(dst_dims, dt::f32, tag::any), {s.stride, s.stride},
-      {s.pad, s.pad}, {s.pad, s.pad});
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+      memory::desc(src_dims, dt::f32, tag::any), memory::desc(wei_dims, dt::f32, tag::any),
+      memory::desc(dst_dims, dt::f32, tag::any), {s.stride, s.stride}, {s.pad, s.pad}, {s.pad, s.pad});
   dnnl::convolution_forward::primitive_desc pd(desc, eng);
   memory conv_src = InLayout(user_src, pd.src_desc(), eng, strm);
   memory conv_wei = InLayout(user_wei, pd.weights_desc(), eng, strm);

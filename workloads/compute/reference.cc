@@ -62,7 +62,7 @@ uint16_t FloatToHalf(float f) {
   uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000);
   uint32_t abs = u & 0x7FFFFFFF;
   if (abs >= 0x7F800000) return sign | (abs > 0x7F800000 ? 0x7E00 : 0x7C00);
-  if (abs >= 0x477FF000) return sign | 0x7C00;  // rounds to >= 65520: infinity
+  if (abs >= 0x477FF000) return sign | 0x7C00;   // rounds to >= 65520: infinity
   if (abs < 0x38800000) {                        // below 2^-14: subnormal or zero
     float scaled = FromBits(abs) * 16777216.0f;  // * 2^24: units of the smallest subnormal
     return sign | static_cast<uint16_t>(std::nearbyint(scaled));
@@ -117,7 +117,8 @@ uint64_t CheckConv(const ConvShape& s, const std::vector<float>& in, const std::
         for (int64_t t = 0; t < s.s; ++t) {
           int64_t y = p * s.stride - s.pad + r, x = q * s.stride - s.pad + t;
           if (y < 0 || y >= s.h || x < 0 || x >= s.w) continue;
-          double term = static_cast<double>(in[((n * s.c + c) * s.h + y) * s.w + x]) * w[((k * s.c + c) * s.r + r) * s.s + t];
+          double term =
+              static_cast<double>(in[((n * s.c + c) * s.h + y) * s.w + x]) * w[((k * s.c + c) * s.r + r) * s.s + t];
           sum += term;
           abs_sum += std::fabs(term);
         }

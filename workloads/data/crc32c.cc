@@ -69,7 +69,9 @@ struct ShiftTable {
         t[k][v] = x;
       }
   }
-  uint32_t Shift(uint32_t s) const { return t[0][s & 0xff] ^ t[1][(s >> 8) & 0xff] ^ t[2][(s >> 16) & 0xff] ^ t[3][s >> 24]; }
+  uint32_t Shift(uint32_t s) const {
+    return t[0][s & 0xff] ^ t[1][(s >> 8) & 0xff] ^ t[2][(s >> 16) & 0xff] ^ t[3][s >> 24];
+  }
 };
 
 __attribute__((target("sse4.2"))) uint32_t Hardware(const uint8_t* p, size_t n, uint32_t c) {

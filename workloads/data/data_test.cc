@@ -91,7 +91,6 @@ TEST(Crc32cTest, LongInputAgreesWithBytewise) {
   EXPECT_EQ(Crc32cPortable("123456789", 9), 0xE3069283u);
 }
 
-
 TEST(TfrecordTest, FramingMatchesHandComputedBytes) {
   // uint64 5, masked CRC-32C of it, "hello", masked CRC-32C of "hello";
   // the CRCs computed bit by bit outside this code.
@@ -110,15 +109,15 @@ TEST(TfrecordTest, FramingMatchesHandComputedBytes) {
 
 TEST(ExampleTest, SerializesTheProtobufWireFormat) {
   // Example{features{feature{key:"a" value{int64_list{value:[1] packed}}}}}
-  const unsigned char expected[] = {0x0a, 0x0c, 0x0a, 0x0a, 0x0a, 0x01, 0x61, 0x12,
-                                    0x05, 0x1a, 0x03, 0x0a, 0x01, 0x01};
+  const unsigned char expected[] = {0x0a, 0x0c, 0x0a, 0x0a, 0x0a, 0x01, 0x61, 0x12, 0x05, 0x1a, 0x03, 0x0a, 0x01, 0x01};
   EXPECT_EQ(ExampleBuilder().Ints("a", {1}).Serialize(),
             std::string(reinterpret_cast<const char*>(expected), sizeof expected));
 }
 
 TEST(ExampleTest, ParsesUnpackedListsAndSkipsUnknownFields) {
   // int64_list with an unpacked value, then an unknown varint field 9.
-  const unsigned char bytes[] = {0x0a, 0x0b, 0x0a, 0x09, 0x0a, 0x01, 0x61, 0x12, 0x04, 0x1a, 0x02, 0x08, 0x07, 0x48, 0x05};
+  const unsigned char bytes[] = {0x0a, 0x0b, 0x0a, 0x09, 0x0a, 0x01, 0x61, 0x12,
+                                 0x04, 0x1a, 0x02, 0x08, 0x07, 0x48, 0x05};
   Features f;
   std::string err;
   ASSERT_TRUE(ParseExample(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes), &f, &err)) << err;
@@ -355,8 +354,8 @@ TEST(CorruptTest, TfrecordWrongShapeAndMissingFeature) {
   // A record without "y", framed correctly.
   TfrecordWriter w;
   std::string err;
-  ASSERT_TRUE(w.Open(file, false, &err) && w.Write(ExampleBuilder().Bytes("x", std::string(4096, 0)).Serialize(), &err) &&
-              w.Close(&err))
+  ASSERT_TRUE(w.Open(file, false, &err) &&
+              w.Write(ExampleBuilder().Bytes("x", std::string(4096, 0)).Serialize(), &err) && w.Close(&err))
       << err;
   EXPECT_EQ(ReadError(dir.path(), Format::kTfrecord, small, 0), file + ": record 0: missing feature 'y'");
 }
@@ -402,8 +401,9 @@ TEST(CorruptTest, BadHdf5Files) {
   SampleSpec other;
   MakeSpec("deepcam", {16, 8, 8}, &other);
   fs::remove(file);
-  EXPECT_EQ(OpenError(dir.path(), Format::kHdf5, other),
-            dir / "train-00000-of-00003.h5: dataset 'climate/data' has the wrong shape for this layout and sample shape");
+  EXPECT_EQ(
+      OpenError(dir.path(), Format::kHdf5, other),
+      dir / "train-00000-of-00003.h5: dataset 'climate/data' has the wrong shape for this layout and sample shape");
 }
 
 TEST(CorruptTest, Hdf5DataTruncatedAfterOpen) {

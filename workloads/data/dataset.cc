@@ -12,8 +12,8 @@ namespace hbw::data {
 namespace {
 
 const std::pair<Format, const char*> kFormats[] = {
-    {Format::kSynthetic, "synthetic"}, {Format::kJpegFolder, "jpeg"}, {Format::kTfrecord, "tfrecord"},
-    {Format::kTfrecordGzip, "tfrecord-gz"}, {Format::kHdf5, "hdf5"}, {Format::kLmdb, "lmdb"},
+    {Format::kSynthetic, "synthetic"},      {Format::kJpegFolder, "jpeg"}, {Format::kTfrecord, "tfrecord"},
+    {Format::kTfrecordGzip, "tfrecord-gz"}, {Format::kHdf5, "hdf5"},       {Format::kLmdb, "lmdb"},
 };
 
 std::string ShapeText(const std::vector<int64_t>& shape) {
@@ -80,9 +80,12 @@ size_t SampleElements(const SampleSpec& spec) {
 
 size_t TargetElements(const SampleSpec& spec) {
   switch (LayoutOf(spec)) {
-    case Layout::kImagenet: return 1;
-    case Layout::kDeepcam: return DimsOf(spec).pixels();
-    case Layout::kCosmoflow: return 4;
+    case Layout::kImagenet:
+      return 1;
+    case Layout::kDeepcam:
+      return DimsOf(spec).pixels();
+    case Layout::kCosmoflow:
+      return 4;
   }
   return 0;
 }
@@ -93,20 +96,25 @@ std::optional<Error> GenerateDataset(const std::string& dir, Format f, const Sam
   if (auto e = MakeSpec(spec.layout, spec.shape, &checked)) return e;
   checked.num_classes = spec.num_classes;
   if (auto e = CheckSupported(f, checked)) return e;
-  if (LayoutOf(checked) == Layout::kImagenet && checked.num_classes <= 0)
-    return Error{"num_classes must be positive"};
+  if (LayoutOf(checked) == Layout::kImagenet && checked.num_classes <= 0) return Error{"num_classes must be positive"};
   if (count == 0) return Error{"a dataset needs at least one sample"};
   if (files == 0) return Error{"a dataset needs at least one file"};
   files = std::min(files, count);
   std::string err;
   if (!MakeDirs(dir, &err)) return Error{err};
   switch (f) {
-    case Format::kSynthetic: return GenerateSynthetic(dir, count, seed);
-    case Format::kJpegFolder: return GenerateJpegFolder(dir, checked, count, seed);
-    case Format::kTfrecord: return GenerateTfrecord(dir, checked, count, files, seed, false);
-    case Format::kTfrecordGzip: return GenerateTfrecord(dir, checked, count, files, seed, true);
-    case Format::kHdf5: return GenerateHdf5(dir, checked, count, files, seed);
-    case Format::kLmdb: return GenerateLmdb(dir, checked, count, seed);
+    case Format::kSynthetic:
+      return GenerateSynthetic(dir, count, seed);
+    case Format::kJpegFolder:
+      return GenerateJpegFolder(dir, checked, count, seed);
+    case Format::kTfrecord:
+      return GenerateTfrecord(dir, checked, count, files, seed, false);
+    case Format::kTfrecordGzip:
+      return GenerateTfrecord(dir, checked, count, files, seed, true);
+    case Format::kHdf5:
+      return GenerateHdf5(dir, checked, count, files, seed);
+    case Format::kLmdb:
+      return GenerateLmdb(dir, checked, count, seed);
   }
   return Error{"unknown format"};
 }
@@ -122,12 +130,18 @@ std::variant<std::unique_ptr<Reader>, Error> OpenDataset(const std::string& dir,
   checked.num_classes = spec.num_classes;
   if (auto e = CheckSupported(f, checked)) return *e;
   switch (f) {
-    case Format::kSynthetic: return OpenSyntheticDir(dir, checked, options);
-    case Format::kJpegFolder: return OpenJpegFolder(dir, checked, options);
-    case Format::kTfrecord: return OpenTfrecord(dir, checked, options, false);
-    case Format::kTfrecordGzip: return OpenTfrecord(dir, checked, options, true);
-    case Format::kHdf5: return OpenHdf5(dir, checked, options);
-    case Format::kLmdb: return OpenLmdb(dir, checked, options);
+    case Format::kSynthetic:
+      return OpenSyntheticDir(dir, checked, options);
+    case Format::kJpegFolder:
+      return OpenJpegFolder(dir, checked, options);
+    case Format::kTfrecord:
+      return OpenTfrecord(dir, checked, options, false);
+    case Format::kTfrecordGzip:
+      return OpenTfrecord(dir, checked, options, true);
+    case Format::kHdf5:
+      return OpenHdf5(dir, checked, options);
+    case Format::kLmdb:
+      return OpenLmdb(dir, checked, options);
   }
   return Error{"unknown format"};
 }

@@ -61,11 +61,16 @@ class Wire {
     uint64_t v;
     std::string_view s;
     switch (type) {
-      case kVarint: return Varint(&v);
-      case kFixed64: return Advance(8);
-      case kLengthDelimited: return Bytes(&s);
-      case kFixed32: return Advance(4);
-      default: return false;
+      case kVarint:
+        return Varint(&v);
+      case kFixed64:
+        return Advance(8);
+      case kLengthDelimited:
+        return Bytes(&s);
+      case kFixed32:
+        return Advance(4);
+      default:
+        return false;
     }
   }
 

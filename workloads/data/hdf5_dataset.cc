@@ -74,8 +74,7 @@ hid_t MakeSpace(const std::vector<hsize_t>& dims) {
 
 // Selects sample j (of a file with n samples) in a dataset's file space.
 bool SelectSample(hid_t space, const Field& f, size_t n, size_t j) {
-  if (n == 1 && H5Sget_simple_extent_ndims(space) == static_cast<int>(f.base.size()))
-    return H5Sselect_all(space) >= 0;
+  if (n == 1 && H5Sget_simple_extent_ndims(space) == static_cast<int>(f.base.size())) return H5Sselect_all(space) >= 0;
   std::vector<hsize_t> start(f.base.size() + 1, 0), count = start;
   start[0] = j;
   count[0] = 1;
@@ -94,8 +93,10 @@ std::vector<const void*> RawBuffers(const SampleSpec& spec, const RawSample& raw
         for (size_t c = 0; c < 3; ++c) (*chw)[c * plane + i] = raw.image[i * 3 + c];
       return {chw->data(), &raw.label};
     }
-    case Layout::kDeepcam: return {raw.climate.data(), raw.mask.data()};
-    case Layout::kCosmoflow: return {raw.counts.data(), raw.y.data()};
+    case Layout::kDeepcam:
+      return {raw.climate.data(), raw.mask.data()};
+    case Layout::kCosmoflow:
+      return {raw.counts.data(), raw.y.data()};
   }
   return {};
 }
@@ -178,8 +179,7 @@ std::unique_ptr<OpenFile> OpenChecked(const std::string& path, const std::vector
 
 class Hdf5Reader : public Reader {
  public:
-  Hdf5Reader(std::vector<std::string> paths, std::vector<size_t> starts, const SampleSpec& spec,
-             const ReadOptions& opt)
+  Hdf5Reader(std::vector<std::string> paths, std::vector<size_t> starts, const SampleSpec& spec, const ReadOptions& opt)
       : paths_(std::move(paths)), starts_(std::move(starts)), spec_(spec), opt_(opt), fields_(FieldsOf(spec)) {}
   size_t size() const override { return starts_.back(); }
   size_t bytes_read() const override { return bytes_.Get(); }
@@ -255,7 +255,9 @@ class Hdf5Reader : public Reader {
         DecodeImageChw(reinterpret_cast<const uint8_t*>(bufs[0].data()), label, d, s);
         break;
       }
-      case Layout::kDeepcam: DecodeClimate(bufs[0].data(), bufs[1].data(), d, s); break;
+      case Layout::kDeepcam:
+        DecodeClimate(bufs[0].data(), bufs[1].data(), d, s);
+        break;
       case Layout::kCosmoflow: {
         float y[4];
         std::memcpy(y, bufs[1].data(), 16);

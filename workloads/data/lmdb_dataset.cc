@@ -25,8 +25,7 @@ std::string LmdbError(const std::string& where, int rc) { return where + ": " + 
 
 class LmdbReader : public Reader {
  public:
-  LmdbReader(MDB_env* env, MDB_dbi dbi, size_t entries, std::string dir, const SampleSpec& spec,
-             const ReadOptions& opt)
+  LmdbReader(MDB_env* env, MDB_dbi dbi, size_t entries, std::string dir, const SampleSpec& spec, const ReadOptions& opt)
       : env_(env), dbi_(dbi), entries_(entries), dir_(std::move(dir)), spec_(spec), opt_(opt) {}
   ~LmdbReader() override { mdb_env_close(env_); }
   size_t size() const override { return entries_; }

@@ -15,9 +15,7 @@
 namespace hbw::data {
 namespace {
 
-double Seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double Seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // A batch being filled. Workers copy into disjoint parts of it outside the
 // lock; `remaining` and `error` change under the Loader's lock.
@@ -42,10 +40,10 @@ struct Loader::Impl {
 
   std::mutex mu;
   std::condition_variable work_cv, ready_cv;
-  uint64_t epoch = 0;     // bumped by NewEpoch; stale results are dropped
-  size_t next_pos = 0;    // next position in `order` to claim
-  size_t consumed = 0;    // batches handed out this epoch
-  bool waiting = false;   // the consumer is blocked in Next()
+  uint64_t epoch = 0;    // bumped by NewEpoch; stale results are dropped
+  size_t next_pos = 0;   // next position in `order` to claim
+  size_t consumed = 0;   // batches handed out this epoch
+  bool waiting = false;  // the consumer is blocked in Next()
   bool stop = false;
   std::map<size_t, std::shared_ptr<Slot>> slots;
   std::vector<Batch> pool;  // recycled batches
@@ -108,8 +106,8 @@ struct Loader::Impl {
     });
     if (s.data.size() != slot->sample_elems || s.target.size() != slot->target_elems)
       return Error{"sample " + std::to_string(index) + " has " + std::to_string(s.data.size()) + "+" +
-                   std::to_string(s.target.size()) + " values, its batch " + std::to_string(slot->sample_elems) +
-                   "+" + std::to_string(slot->target_elems)};
+                   std::to_string(s.target.size()) + " values, its batch " + std::to_string(slot->sample_elems) + "+" +
+                   std::to_string(slot->target_elems)};
     std::memcpy(slot->batch.data.data() + at * s.data.size(), s.data.data(), s.data.size() * sizeof(float));
     std::memcpy(slot->batch.target.data() + at * s.target.size(), s.target.data(), s.target.size() * sizeof(float));
     return std::nullopt;

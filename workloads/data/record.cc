@@ -150,9 +150,12 @@ bool DecodeRecord(const SampleSpec& spec, std::string_view record, bool datum, b
   thread_local Features features;
   if (!ParseExample(record, &features, err)) return false;
   switch (layout) {
-    case Layout::kImagenet: return DecodeImagenetExample(spec, features, decode, out, err);
-    case Layout::kCosmoflow: return DecodeCosmoflowExample(spec, features, decode, out, err);
-    case Layout::kDeepcam: return DecodeDeepcamExample(spec, features, decode, out, err);
+    case Layout::kImagenet:
+      return DecodeImagenetExample(spec, features, decode, out, err);
+    case Layout::kCosmoflow:
+      return DecodeCosmoflowExample(spec, features, decode, out, err);
+    case Layout::kDeepcam:
+      return DecodeDeepcamExample(spec, features, decode, out, err);
   }
   return false;
 }

@@ -36,7 +36,9 @@ const Log1pTable& Log1p() {
   return table;
 }
 
-uint64_t SampleSeed(uint64_t seed, size_t index) { return Rng(seed ^ (uint64_t(index) * 0x2545f4914f6cdd1dull)).Next(); }
+uint64_t SampleSeed(uint64_t seed, size_t index) {
+  return Rng(seed ^ (uint64_t(index) * 0x2545f4914f6cdd1dull)).Next();
+}
 
 // An image: a colour per class, a per-sample gradient, and noise of +-12
 // levels so that its JPEG takes about as many bytes per pixel as ImageNet's
@@ -110,9 +112,12 @@ Dims DimsOf(const SampleSpec& spec) {
 size_t RawBytes(const SampleSpec& spec) {
   Dims d = DimsOf(spec);
   switch (LayoutOf(spec)) {
-    case Layout::kImagenet: return d.values() + 8;
-    case Layout::kDeepcam: return d.values() * 4 + d.pixels() * 4;
-    case Layout::kCosmoflow: return d.values() * 2 + 16;
+    case Layout::kImagenet:
+      return d.values() + 8;
+    case Layout::kDeepcam:
+      return d.values() * 4 + d.pixels() * 4;
+    case Layout::kCosmoflow:
+      return d.values() * 2 + 16;
   }
   return 0;
 }
@@ -126,8 +131,12 @@ RawSample MakeRawSample(const SampleSpec& spec, size_t index, size_t count, uint
       raw.label = count ? static_cast<int64_t>(index * static_cast<size_t>(spec.num_classes) / count) : 0;
       MakeImage(d, raw.label, &rng, &raw);
       break;
-    case Layout::kDeepcam: MakeClimate(d, &rng, &raw); break;
-    case Layout::kCosmoflow: MakeCounts(d, &rng, &raw); break;
+    case Layout::kDeepcam:
+      MakeClimate(d, &rng, &raw);
+      break;
+    case Layout::kCosmoflow:
+      MakeCounts(d, &rng, &raw);
+      break;
   }
   return raw;
 }
@@ -185,9 +194,15 @@ Sample DecodeRaw(const SampleSpec& spec, const RawSample& raw) {
   Sample s;
   Dims d = DimsOf(spec);
   switch (LayoutOf(spec)) {
-    case Layout::kImagenet: DecodeImageHwc(raw.image.data(), raw.label, d, &s); break;
-    case Layout::kDeepcam: DecodeClimate(raw.climate.data(), raw.mask.data(), d, &s); break;
-    case Layout::kCosmoflow: DecodeCounts(raw.counts.data(), raw.y.data(), d, &s); break;
+    case Layout::kImagenet:
+      DecodeImageHwc(raw.image.data(), raw.label, d, &s);
+      break;
+    case Layout::kDeepcam:
+      DecodeClimate(raw.climate.data(), raw.mask.data(), d, &s);
+      break;
+    case Layout::kCosmoflow:
+      DecodeCounts(raw.counts.data(), raw.y.data(), d, &s);
+      break;
   }
   return s;
 }

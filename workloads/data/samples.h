@@ -26,12 +26,12 @@ Dims DimsOf(const SampleSpec& spec);
 
 // One sample as stored.
 struct RawSample {
-  std::vector<uint8_t> image;    // imagenet: H*W*3, HWC RGB
-  int64_t label = 0;             // imagenet: class id, 0-based
-  std::vector<float> climate;    // deepcam: H*W*C, HWC
-  std::vector<int32_t> mask;     // deepcam: H*W per-pixel class
-  std::vector<int16_t> counts;   // cosmoflow: D*H*W*C, channels last
-  std::vector<float> y;          // cosmoflow: 4 targets
+  std::vector<uint8_t> image;   // imagenet: H*W*3, HWC RGB
+  int64_t label = 0;            // imagenet: class id, 0-based
+  std::vector<float> climate;   // deepcam: H*W*C, HWC
+  std::vector<int32_t> mask;    // deepcam: H*W per-pixel class
+  std::vector<int16_t> counts;  // cosmoflow: D*H*W*C, channels last
+  std::vector<float> y;         // cosmoflow: 4 targets
 };
 RawSample MakeRawSample(const SampleSpec& spec, size_t index, size_t count, uint64_t seed);
 // Bytes the raw sample takes when stored uncompressed.

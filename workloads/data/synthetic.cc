@@ -44,7 +44,8 @@ std::unique_ptr<Reader> OpenSynthetic(const SampleSpec& spec, size_t count, uint
 
 std::optional<Error> GenerateSynthetic(const std::string& dir, size_t count, uint64_t seed) {
   std::string err;
-  std::string text = "hetbench synthetic dataset 1\ncount " + std::to_string(count) + "\nseed " + std::to_string(seed) + "\n";
+  std::string text =
+      "hetbench synthetic dataset 1\ncount " + std::to_string(count) + "\nseed " + std::to_string(seed) + "\n";
   if (!WriteFile(JoinPath(dir, kDescriptor), text, &err)) return Error{err};
   return std::nullopt;
 }

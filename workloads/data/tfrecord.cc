@@ -48,8 +48,7 @@ bool ReadIndexFile(const std::string& path, uint32_t file, uint64_t file_size, s
     size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
     unsigned long long offset, size;
-    if (std::sscanf(text.substr(pos, end - pos).c_str(), "%llu %llu", &offset, &size) != 2 ||
-        size < kFrameOverhead) {
+    if (std::sscanf(text.substr(pos, end - pos).c_str(), "%llu %llu", &offset, &size) != 2 || size < kFrameOverhead) {
       *err = idx + ": line " + std::to_string(record + 1) + ": expected 'offset size'";
       return false;
     }
@@ -184,8 +183,7 @@ bool ReadFrame(int fd, uint64_t offset, uint64_t length, std::vector<char>* buf,
   uint32_t crc = 0;
   while (got < n) {
     size_t piece = 0;
-    if (!PreadFull(fd, p + got, std::min(kPiece, n - got), static_cast<off_t>(offset + got), &piece, err))
-      return false;
+    if (!PreadFull(fd, p + got, std::min(kPiece, n - got), static_cast<off_t>(offset + got), &piece, err)) return false;
     size_t from = std::max<size_t>(got, 12), to = std::min<size_t>(got + piece, 12 + length);
     if (to > from) crc = Crc32c(p + from, to - from, crc);
     got += piece;
@@ -241,8 +239,7 @@ bool TfrecordWriter::Close(std::string* err) {
   return WriteFile(path_ + ".idx", index_, err);
 }
 
-bool IndexTfrecord(const std::string& path, uint32_t file, bool gzip, std::vector<RecordRef>* refs,
-                   std::string* err) {
+bool IndexTfrecord(const std::string& path, uint32_t file, bool gzip, std::vector<RecordRef>* refs, std::string* err) {
   std::string idx = path + ".idx";
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) {

@@ -61,8 +61,7 @@ struct RecordRef {
 
 // Appends the records of `path` (file number `file`) to *refs, from its
 // index file when there is one, else by scanning the framing.
-bool IndexTfrecord(const std::string& path, uint32_t file, bool gzip, std::vector<RecordRef>* refs,
-                   std::string* err);
+bool IndexTfrecord(const std::string& path, uint32_t file, bool gzip, std::vector<RecordRef>* refs, std::string* err);
 
 // The whole uncompressed content of a gzip file.
 bool GunzipFile(const std::string& path, std::string* out, size_t* compressed_bytes, std::string* err);

@@ -100,8 +100,7 @@ class TfrecordReader : public Reader {
     return ok;
   }
 
-  bool FrameFromGzip(const RecordRef& ref, GunzipCache::Content* content, std::string_view* payload,
-                     std::string* err) {
+  bool FrameFromGzip(const RecordRef& ref, GunzipCache::Content* content, std::string_view* payload, std::string* err) {
     *content = cache_.Get(ref.file);
     if (!*content) {
       auto data = std::make_shared<std::string>();
@@ -122,8 +121,8 @@ class TfrecordReader : public Reader {
   // The index and the framing must agree.
   static bool CheckLength(const RecordRef& ref, std::string_view payload, std::string* err) {
     if (payload.size() == ref.length) return true;
-    *err = "length " + std::to_string(payload.size()) + " does not match the index (" + std::to_string(ref.length) +
-           ")";
+    *err =
+        "length " + std::to_string(payload.size()) + " does not match the index (" + std::to_string(ref.length) + ")";
     return false;
   }
 

@@ -39,8 +39,8 @@ std::vector<char*> BareGenerate(int argc, char** argv) {
   static char one[] = "--generate=1";
   std::vector<char*> args(argv, argv + argc);
   for (size_t i = 1; i < args.size(); ++i) {
-    bool bare = std::strcmp(args[i], "--generate") == 0 &&
-                (i + 1 == args.size() || std::strncmp(args[i + 1], "--", 2) == 0);
+    bool bare =
+        std::strcmp(args[i], "--generate") == 0 && (i + 1 == args.size() || std::strncmp(args[i + 1], "--", 2) == 0);
     if (bare) args[i] = one;
   }
   return args;
@@ -89,7 +89,8 @@ Options ParseOptions(Flags& flags, int argc, char** argv) {
     flags.Fail("--format: unknown format '" + flags.Str("format") + "'");
   if (auto e = data::MakeSpec(flags.Str("layout"), ParseShape(flags), &o.spec)) flags.Fail(e->message);
   o.dir = flags.Str("dir");
-  if (o.dir.empty() && o.format != data::Format::kSynthetic) flags.Fail("--dir is needed for --format " + flags.Str("format"));
+  if (o.dir.empty() && o.format != data::Format::kSynthetic)
+    flags.Fail("--dir is needed for --format " + flags.Str("format"));
   o.generate = flags.Int("generate") != 0;
   o.decode = flags.Int("decode") != 0;
   o.samples = Positive(flags, "samples", 1);
@@ -122,8 +123,8 @@ std::unique_ptr<data::Reader> Open(const Options& o, Comm* comm) {
 }
 
 // One epoch: a step is load (wait for the next batch) then compute.
-void RunEpoch(const Options& o, size_t epoch, data::Reader* reader, std::unique_ptr<data::Loader>* loader,
-              Comm* comm, RunTotals* totals) {
+void RunEpoch(const Options& o, size_t epoch, data::Reader* reader, std::unique_ptr<data::Loader>* loader, Comm* comm,
+              RunTotals* totals) {
   size_t bytes0 = reader->bytes_read(), samples = 0;
   double start = Now(), waits = 0;
   if (!*loader)
@@ -172,8 +173,9 @@ void Report(const RunTotals& t, Comm* comm) {
 }
 
 int Main(int argc, char** argv) {
-  Flags flags("hetbench-io", "Data-loading benchmark in the manner of DLIO: reads a dataset through reader threads "
-                             "and prefetch, emulating compute per step.");
+  Flags flags("hetbench-io",
+              "Data-loading benchmark in the manner of DLIO: reads a dataset through reader threads "
+              "and prefetch, emulating compute per step.");
   Options o = ParseOptions(flags, argc, argv);
   std::string err;
   std::unique_ptr<Comm> comm = MakeComm(o.mpi, &argc, &argv, &err);
@@ -181,7 +183,8 @@ int Main(int argc, char** argv) {
   if (o.generate && o.format != data::Format::kSynthetic) {
     double t0 = Now();
     if (comm->rank() == 0)
-      if (auto e = data::GenerateDataset(o.dir, o.format, o.spec, o.samples, o.files, o.seed)) Die(comm.get(), e->message, 2);
+      if (auto e = data::GenerateDataset(o.dir, o.format, o.spec, o.samples, o.files, o.seed))
+        Die(comm.get(), e->message, 2);
     comm->Barrier();
     if (comm->rank() == 0) Result("generate_time", Now() - t0, "s");
   }

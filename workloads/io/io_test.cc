@@ -59,8 +59,8 @@ class IoFormatTest : public IoTest, public testing::WithParamInterface<FormatCas
 TEST_P(IoFormatTest, RunsAndReports) {
   const FormatCase& c = GetParam();
   Output r = RunIo(std::string("--format ") + c.format + " --layout " + c.layout + " --sample-shape " + c.shape +
-                " --dir " + dir_ + "/d --generate --samples 24 --files " + std::to_string(c.files) +
-                " --batch-size 4 --readers 2 --epochs 2 --compute-time 0.002 --shuffle-seed 3");
+                   " --dir " + dir_ + "/d --generate --samples 24 --files " + std::to_string(c.files) +
+                   " --batch-size 4 --readers 2 --epochs 2 --compute-time 0.002 --shuffle-seed 3");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("epoch 1: 6 steps, 24 samples"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("epoch 2: 6 steps, 24 samples"), std::string::npos) << r.out;
@@ -75,7 +75,8 @@ TEST_P(IoFormatTest, RunsAndReports) {
 INSTANTIATE_TEST_SUITE_P(
     Formats, IoFormatTest,
     testing::Values(FormatCase{"synthetic", "imagenet", "3,32,32", 1}, FormatCase{"jpeg", "imagenet", "3,32,32", 24},
-                    FormatCase{"tfrecord", "imagenet", "3,32,32", 1}, FormatCase{"tfrecord", "cosmoflow", "4,8,8,8", 24},
+                    FormatCase{"tfrecord", "imagenet", "3,32,32", 1},
+                    FormatCase{"tfrecord", "cosmoflow", "4,8,8,8", 24},
                     FormatCase{"tfrecord-gz", "cosmoflow", "4,8,8,8", 2}, FormatCase{"hdf5", "deepcam", "16,16,24", 24},
                     FormatCase{"hdf5", "cosmoflow", "4,8,8,8", 1}, FormatCase{"lmdb", "imagenet", "3,32,32", 1}),
     [](const testing::TestParamInfo<FormatCase>& info) {
@@ -87,7 +88,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(IoTest, NoComputeMeansZeroAuAndRawReadsWork) {
   Output r = RunIo("--format tfrecord --layout cosmoflow --sample-shape 4,8,8,8 --dir " + dir_ +
-                " --generate 1 --samples 16 --decode 0");
+                   " --generate 1 --samples 16 --decode 0");
   ASSERT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(Value(r.out, "au", "%"), 0) << r.out;
   // 16 records of 4096 bytes of counts plus framing and protobuf.
@@ -105,11 +106,13 @@ TEST_F(IoTest, BadUsageExitsTwo) {
   EXPECT_NE(r.out.find("--dir is needed"), std::string::npos) << r.out;
   r = RunIo("--format tfrecord --dir " + dir_ + "/empty --layout cosmoflow");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("hetbench-io: error: " + dir_ + "/empty: No such file or directory"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("hetbench-io: error: " + dir_ + "/empty: No such file or directory"), std::string::npos)
+      << r.out;
 }
 
 TEST_F(IoTest, CorruptRecordNamesFileAndRecord) {
-  Output r = RunIo("--format tfrecord --layout cosmoflow --sample-shape 4,8,8,8 --dir " + dir_ + " --generate --samples 4");
+  Output r =
+      RunIo("--format tfrecord --layout cosmoflow --sample-shape 4,8,8,8 --dir " + dir_ + " --generate --samples 4");
   ASSERT_EQ(r.code, 0) << r.out;
   std::string file = dir_ + "/train-00000-of-00001.tfrecord";
   {

@@ -4,8 +4,9 @@
 namespace hbw::train {
 
 namespace {
-const char kWhy[] = "file formats need the data library (workloads/data, target hbw_data), which this build lacks; "
-                    "use --format synthetic";
+const char kWhy[] =
+    "file formats need the data library (workloads/data, target hbw_data), which this build lacks; "
+    "use --format synthetic";
 }
 
 bool FileFormatsAvailable() { return false; }

@@ -17,12 +17,12 @@ namespace hbw::train {
 struct DataSpec {
   std::string format;  // jpeg, tfrecord, tfrecord-gz, hdf5, lmdb
   std::string dir;
-  std::string layout;           // imagenet, deepcam, cosmoflow
-  std::vector<int64_t> shape;   // one sample, CHW or CDHW
+  std::string layout;          // imagenet, deepcam, cosmoflow
+  std::vector<int64_t> shape;  // one sample, CHW or CDHW
   int num_classes = 1000;
   size_t batch = 1;
   int workers = 1, prefetch = 2;
-  uint64_t seed = 1;            // shuffling
+  uint64_t seed = 1;  // shuffling
   size_t rank = 0, world = 1;
   // Evaluation: the last batch of an epoch may be short, Next() says where
   // the epoch ends (a batch of size 0), and a rank's shard may be empty.

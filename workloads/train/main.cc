@@ -6,10 +6,10 @@
 
 #include <cerrno>
 #include <cmath>
-#include <fstream>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -167,18 +167,18 @@ void Validate(const hbw::Flags& f, TrainOptions* o) {
   if (!f.Str("lr-warmup-epochs").empty() && (o->model.name != "resnet50" || o->lr_warmup_epochs < 0 ||
                                              o->lr_warmup_epochs != std::floor(o->lr_warmup_epochs)))
     f.Fail("--lr-warmup-epochs: a whole number of epochs >= 0, for resnet50");
-  if (!std::isnan(o->target) && !(o->target > 0))
-    f.Fail("--target: expected a number above 0");
+  if (!std::isnan(o->target) && !(o->target > 0)) f.Fail("--target: expected a number above 0");
   if (g == "auto" || g == "off") {
     o->gpu_monitor = g == "auto" ? -1 : -2;
   } else {
     o->gpu_monitor = static_cast<int>(f.Int("gpu-monitor"));
     if (o->gpu_monitor < 0) f.Fail("--gpu-monitor: expected auto, off or a GPU index");
   }
-  if (o->batch < 1 || o->epochs < 1 || o->steps < 0 || o->eval_batches < 0 || o->workers < 1 ||
-      o->prefetch < 1 || o->bucket_mb <= 0 || o->synthetic_batches < 1)
-    f.Fail("--batch-size, --epochs, --workers, --prefetch, --synthetic-batches and --bucket-mb "
-           "must be positive, --steps and --eval-batches at least 0");
+  if (o->batch < 1 || o->epochs < 1 || o->steps < 0 || o->eval_batches < 0 || o->workers < 1 || o->prefetch < 1 ||
+      o->bucket_mb <= 0 || o->synthetic_batches < 1)
+    f.Fail(
+        "--batch-size, --epochs, --workers, --prefetch, --synthetic-batches and --bucket-mb "
+        "must be positive, --steps and --eval-batches at least 0");
   if (o->device != "cpu" && !hbw::train::CudaAvailable())
     f.Fail("--device " + o->device +
            ": this libtorch sees no CUDA device. Debian's libtorch-dev is built without CUDA; build against "

@@ -43,13 +43,13 @@ std::string PythonJsonDump(const nlohmann::ordered_json& j) {
 
 MlLogger::MlLogger(std::FILE* out, Clock clock) : out_(out), clock_(clock ? std::move(clock) : SystemClockMs) {}
 
-std::string MlLogger::Format(const char* event_type, const std::string& key, const Json& value,
-                             const Json& metadata, const std::source_location& at) const {
+std::string MlLogger::Format(const char* event_type, const std::string& key, const Json& value, const Json& metadata,
+                             const std::source_location& at) const {
   Json meta = {{"file", FileName(at)}, {"lineno", at.line()}};
   if (metadata.is_object())
     for (auto it = metadata.begin(); it != metadata.end(); ++it) meta[it.key()] = it.value();
   Json line = {{"namespace", ""}, {"time_ms", clock_()}, {"event_type", event_type},
-               {"key", key},      {"value", value}, {"metadata", meta}};
+               {"key", key},      {"value", value},      {"metadata", meta}};
   return ":::MLLOG " + PythonJsonDump(line);
 }
 

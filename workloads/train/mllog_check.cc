@@ -93,8 +93,12 @@ std::vector<KeyRule> CommonRules(const std::string& dir) {
   };
 }
 
-Check Positive() { return Where([](double x) { return x > 0; }, "more than 0"); }
-Check AtLeastZero() { return Where([](double x) { return x >= 0; }, "at least 0"); }
+Check Positive() {
+  return Where([](double x) { return x > 0; }, "more than 0");
+}
+Check AtLeastZero() {
+  return Where([](double x) { return x >= 0; }, "at least 0");
+}
 Check Equals(double want, std::string text) {
   return Where([want](double x) { return std::abs(x - want) <= 1e-12 * std::max(1.0, std::abs(want)); }, text);
 }
@@ -117,30 +121,32 @@ std::vector<KeyRule> ResnetRules(const std::string& opt_name) {
   // closed_resnet.yaml goes on to training_3.1.0's optimizer file.
   if (opt_name == "lars") {
     const std::string l = "training_3.1.0/closed_resnet_lars.yaml";
-    rules.insert(rules.end(), {
-        {"lars_opt_base_learning_rate", Count::kExactlyOne, Type::kNumber, Positive(), l},
-        {"lars_opt_end_learning_rate", Count::kExactlyOne, Type::kNumber, Equals(0.0001, "0.0001"), l},
-        {"lars_opt_learning_rate_decay_poly_power", Count::kExactlyOne, Type::kInt, Equals(2, "2"), l},
-        {"lars_opt_learning_rate_decay_steps", Count::kExactlyOne, Type::kInt, AtLeastZero(), l},
-        {"lars_epsilon", Count::kExactlyOne, Type::kNumber, Equals(0, "0.0"), l},
-        {"lars_opt_learning_rate_warmup_epochs", Count::kExactlyOne, Type::kNumber, AtLeastZero(), l},
-        {"lars_opt_momentum", Count::kExactlyOne, Type::kNumber, nullptr, l},
-        {"lars_opt_weight_decay", Count::kExactlyOne, Type::kNumber, PowerOfTwoTimes1e4(), l},
-        {"model_bn_span", Count::kAny, Type::kInt, nullptr, l},
-    });
+    rules.insert(rules.end(),
+                 {
+                     {"lars_opt_base_learning_rate", Count::kExactlyOne, Type::kNumber, Positive(), l},
+                     {"lars_opt_end_learning_rate", Count::kExactlyOne, Type::kNumber, Equals(0.0001, "0.0001"), l},
+                     {"lars_opt_learning_rate_decay_poly_power", Count::kExactlyOne, Type::kInt, Equals(2, "2"), l},
+                     {"lars_opt_learning_rate_decay_steps", Count::kExactlyOne, Type::kInt, AtLeastZero(), l},
+                     {"lars_epsilon", Count::kExactlyOne, Type::kNumber, Equals(0, "0.0"), l},
+                     {"lars_opt_learning_rate_warmup_epochs", Count::kExactlyOne, Type::kNumber, AtLeastZero(), l},
+                     {"lars_opt_momentum", Count::kExactlyOne, Type::kNumber, nullptr, l},
+                     {"lars_opt_weight_decay", Count::kExactlyOne, Type::kNumber, PowerOfTwoTimes1e4(), l},
+                     {"model_bn_span", Count::kAny, Type::kInt, nullptr, l},
+                 });
   } else if (opt_name == "sgd") {
     const std::string g = "training_3.1.0/closed_resnet_sgd.yaml";
-    rules.insert(rules.end(), {
-        {"sgd_opt_base_learning_rate", Count::kExactlyOne, Type::kNumber,
-         Where([](double x) { return NearInteger(x / 0.001); }, "a multiple of 0.001"), g},
-        {"sgd_opt_end_learning_rate", Count::kExactlyOne, Type::kNumber, Equals(0.0001, "0.0001"), g},
-        {"sgd_opt_learning_rate_decay_poly_power", Count::kExactlyOne, Type::kNumber, nullptr, g},
-        {"sgd_opt_learning_rate_decay_steps", Count::kExactlyOne, Type::kInt, nullptr, g},
-        {"sgd_opt_weight_decay", Count::kExactlyOne, Type::kNumber, PowerOfTwoTimes1e4(), g},
-        {"sgd_opt_momentum", Count::kExactlyOne, Type::kNumber, nullptr, g},
-        {"model_bn_span", Count::kExactlyOne, Type::kInt, nullptr, g},
-        {"opt_learning_rate_warmup_epochs", Count::kExactlyOne, Type::kNumber, nullptr, g},
-    });
+    rules.insert(rules.end(),
+                 {
+                     {"sgd_opt_base_learning_rate", Count::kExactlyOne, Type::kNumber,
+                      Where([](double x) { return NearInteger(x / 0.001); }, "a multiple of 0.001"), g},
+                     {"sgd_opt_end_learning_rate", Count::kExactlyOne, Type::kNumber, Equals(0.0001, "0.0001"), g},
+                     {"sgd_opt_learning_rate_decay_poly_power", Count::kExactlyOne, Type::kNumber, nullptr, g},
+                     {"sgd_opt_learning_rate_decay_steps", Count::kExactlyOne, Type::kInt, nullptr, g},
+                     {"sgd_opt_weight_decay", Count::kExactlyOne, Type::kNumber, PowerOfTwoTimes1e4(), g},
+                     {"sgd_opt_momentum", Count::kExactlyOne, Type::kNumber, nullptr, g},
+                     {"model_bn_span", Count::kExactlyOne, Type::kInt, nullptr, g},
+                     {"opt_learning_rate_warmup_epochs", Count::kExactlyOne, Type::kNumber, nullptr, g},
+                 });
   }
   return rules;
 }
@@ -187,10 +193,10 @@ std::vector<KeyRule> DeepcamRules(const std::string& scheduler) {
   if (scheduler == "multistep") {
     const std::string m = "hpc_3.0.0/closed_deepcam_multistep.yaml";
     rules.insert(rules.end(), {
-        {"scheduler_milestones", Count::kExactlyOne, Type::kList, nullptr, m},
-        {"scheduler_decay_rate", Count::kExactlyOne, Type::kNumber,
-         Where([](double x) { return x <= 1; }, "at most 1.0"), m},
-    });
+                                  {"scheduler_milestones", Count::kExactlyOne, Type::kList, nullptr, m},
+                                  {"scheduler_decay_rate", Count::kExactlyOne, Type::kNumber,
+                                   Where([](double x) { return x <= 1; }, "at most 1.0"), m},
+                              });
   }
   return rules;
 }
@@ -215,24 +221,36 @@ std::vector<KeyRule> CosmoflowRules() {
 
 const char* TypeName(Type t) {
   switch (t) {
-    case Type::kInt: return "an integer";
-    case Type::kNumber: return "a number";
-    case Type::kBool: return "true or false";
-    case Type::kString: return "a string";
-    case Type::kList: return "a list";
-    case Type::kAny: return "anything";
+    case Type::kInt:
+      return "an integer";
+    case Type::kNumber:
+      return "a number";
+    case Type::kBool:
+      return "true or false";
+    case Type::kString:
+      return "a string";
+    case Type::kList:
+      return "a list";
+    case Type::kAny:
+      return "anything";
   }
   return "";
 }
 
 bool HasType(const Json& v, Type t) {
   switch (t) {
-    case Type::kInt: return IsInt(v);
-    case Type::kNumber: return v.is_number();
-    case Type::kBool: return v.is_boolean();
-    case Type::kString: return v.is_string();
-    case Type::kList: return v.is_array();
-    case Type::kAny: return true;
+    case Type::kInt:
+      return IsInt(v);
+    case Type::kNumber:
+      return v.is_number();
+    case Type::kBool:
+      return v.is_boolean();
+    case Type::kString:
+      return v.is_string();
+    case Type::kList:
+      return v.is_array();
+    case Type::kAny:
+      return true;
   }
   return false;
 }
@@ -259,8 +277,8 @@ class Checker {
       bool fields_ok = j.size() == 6;
       for (auto it = j.begin(); fields_ok && it != j.end(); ++it, ++k) fields_ok = it.key() == kFields[k];
       if (!fields_ok) {
-        Fail(n, "expected the fields namespace, time_ms, event_type, key, value, metadata in that order, got " +
-                    Dump(j));
+        Fail(n,
+             "expected the fields namespace, time_ms, event_type, key, value, metadata in that order, got " + Dump(j));
         continue;
       }
       Record rec;
@@ -321,8 +339,8 @@ class Checker {
       for (const KeyRule* rule : list) {
         size_t n = seen.count(key) ? seen[key] : 0;
         if (rule->count == Count::kExactlyOne && n != 1)
-          Report(*rule, 0, "key '" + key + "': required exactly once, found " + std::to_string(n) + " (" +
-                               rule->source + ")");
+          Report(*rule, 0,
+                 "key '" + key + "': required exactly once, found " + std::to_string(n) + " (" + rule->source + ")");
         if (rule->count == Count::kAtLeastOne && n == 0)
           Report(*rule, 0, "key '" + key + "': required at least once, not found (" + rule->source + ")");
       }
@@ -357,11 +375,10 @@ class Checker {
   void CheckValue(const Record& rec, const KeyRule& rule) {
     const std::string where = "key '" + rec.key + "': ";
     if (!HasType(rec.value, rule.type)) {
-      Fail(rec.line, where + "expected " + TypeName(rule.type) + ", got " + Dump(rec.value) +
-                         (rule.type == Type::kInt && rec.value.is_number_float()
-                              ? " (mllog writes integers as integers)"
-                              : "") +
-                         " (" + rule.source + ")");
+      Fail(rec.line,
+           where + "expected " + TypeName(rule.type) + ", got " + Dump(rec.value) +
+               (rule.type == Type::kInt && rec.value.is_number_float() ? " (mllog writes integers as integers)" : "") +
+               " (" + rule.source + ")");
       return;
     }
     if (rule.check)
@@ -373,8 +390,8 @@ class Checker {
   void CheckOrder() {
     int phase = 0;  // 0 before init_stop, 1 after init_stop, 2 after run_start, 3 after run_stop
     int64_t first_init = -1;
-    int epoch = 0;        // the epoch open now, 0: none
-    int last_epoch = 0;   // the last epoch closed
+    int epoch = 0;       // the epoch open now, 0: none
+    int last_epoch = 0;  // the last epoch closed
     bool in_eval = false;
     for (const Record& r : records_) {
       const std::string& k = r.key;
@@ -415,16 +432,16 @@ class Checker {
       } else if (k == "epoch_start") {
         expect(phase == 2, "epochs belong between run_start and run_stop");
         if (auto n = epoch_num()) {
-          expect(epoch == 0, "epoch " + std::to_string(*n) + " starts before epoch " + std::to_string(epoch) +
-                                 " stopped");
-          expect(*n > last_epoch, "epoch numbers must increase, got " + std::to_string(*n) + " after " +
-                                      std::to_string(last_epoch));
+          expect(epoch == 0,
+                 "epoch " + std::to_string(*n) + " starts before epoch " + std::to_string(epoch) + " stopped");
+          expect(*n > last_epoch,
+                 "epoch numbers must increase, got " + std::to_string(*n) + " after " + std::to_string(last_epoch));
           epoch = static_cast<int>(*n);
         }
       } else if (k == "epoch_stop") {
         if (auto n = epoch_num()) {
-          expect(*n == epoch, "epoch_stop " + std::to_string(*n) + " does not close the open epoch (" +
-                                  std::to_string(epoch) + ")");
+          expect(*n == epoch,
+                 "epoch_stop " + std::to_string(*n) + " does not close the open epoch (" + std::to_string(epoch) + ")");
           last_epoch = static_cast<int>(*n);
           epoch = 0;
         }
@@ -483,8 +500,8 @@ class Checker {
 
 double QualityTarget(const std::string& model) {
   if (model == "resnet50" || model == "resnet") return 0.759;  // training_4.0.0 closed_resnet.yaml
-  if (model == "deepcam") return 0.82;                        // hpc_3.0.0 closed_deepcam.yaml
-  return 0.124;                                               // cosmoflow: hpc_3.0.0 closed_cosmoflow.yaml
+  if (model == "deepcam") return 0.82;                         // hpc_3.0.0 closed_deepcam.yaml
+  return 0.124;                                                // cosmoflow: hpc_3.0.0 closed_cosmoflow.yaml
 }
 
 MllogCheckResult CheckMllog(std::istream& in, const std::string& file, const MllogCheckOptions& options) {

@@ -88,7 +88,8 @@ TEST(MllogCheck, ATinyRunThatMissedTheTargetAndSaysAbortedPasses) {
   EXPECT_EQ(r.ruleset, "hpc 3.0.0");
   EXPECT_EQ(r.records, 32u);
   ASSERT_EQ(r.notes.size(), 1u);
-  EXPECT_EQ(r.notes[0], "log.txt: quality target eval_error <= 0.124 not reached (best 0.3) (a closed result must reach it)");
+  EXPECT_EQ(r.notes[0],
+            "log.txt: quality target eval_error <= 0.124 not reached (best 0.3) (a closed result must reach it)");
   // --check-strict: the missed target fails.
   EXPECT_FALSE(Check(Write(CosmoflowEvents(0.3, "aborted")), true).ok());
   EXPECT_TRUE(Check(Write(CosmoflowEvents(0.1, "success")), true).ok());
@@ -107,8 +108,9 @@ TEST(MllogCheck, AFloatWhereTheRulesMeanAnIntegerFails) {
   events[7].value = 42.0;  // seed, as mllog's old _try_float wrote it
   MllogCheckResult r = Check(Write(events));
   ASSERT_EQ(r.failures.size(), 1u) << Failures(r);
-  EXPECT_EQ(r.failures[0], "log.txt:9: key 'seed': expected an integer, got 42.0 (mllog writes integers as integers) "
-                           "(hpc_3.0.0/closed_cosmoflow.yaml)");
+  EXPECT_EQ(r.failures[0],
+            "log.txt:9: key 'seed': expected an integer, got 42.0 (mllog writes integers as integers) "
+            "(hpc_3.0.0/closed_cosmoflow.yaml)");
 }
 
 TEST(MllogCheck, MissingDuplicatedAndOutOfRangeKeysFail) {
@@ -118,7 +120,8 @@ TEST(MllogCheck, MissingDuplicatedAndOutOfRangeKeysFail) {
   events.insert(events.begin() + 3, events[3]);  // submission_org twice
   std::string f = Failures(Check(Write(events)));
   EXPECT_NE(f.find("log.txt: key 'opt_name': required exactly once, found 0 (hpc_3.0.0/closed_cosmoflow.yaml)"),
-            std::string::npos) << f;
+            std::string::npos)
+      << f;
   EXPECT_NE(f.find("key 'submission_org': required exactly once, found 2 (hpc_3.0.0/common.yaml)"), std::string::npos)
       << f;
   EXPECT_NE(f.find("key 'dropout': expected in [0, 1), got 1.5"), std::string::npos) << f;
@@ -140,7 +143,8 @@ TEST(MllogCheck, OrderAndEpochPairingAreChecked) {
   events.insert(events.begin() + 27, {"POINT_IN_TIME", "opt_momentum", 0.8, nullptr});  // after run_start
   f = Failures(Check(Write(events)));
   EXPECT_NE(f.find("key 'opt_momentum': hyperparameters and submission fields belong to init, before run_start"),
-            std::string::npos) << f;
+            std::string::npos)
+      << f;
 }
 
 TEST(MllogCheck, BadLinesAndUnknownBenchmarksFailClearly) {
@@ -151,20 +155,23 @@ TEST(MllogCheck, BadLinesAndUnknownBenchmarksFailClearly) {
   events[2].value = "bert";
   f = Failures(Check(Write(events)));
   EXPECT_NE(f.find("submission_benchmark 'bert': hetbench checks resnet (training 4.0.0), deepcam and cosmoflow"),
-            std::string::npos) << f;
+            std::string::npos)
+      << f;
 }
 
 // Hostile logs: bytes that are not UTF-8, a 1 MiB line, a value of the
 // wrong kind where metadata belongs. Each is a FAIL line, never a crash.
 TEST(MllogCheck, HostileLinesAreFailuresNotCrashes) {
-  std::string bad = ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", "
-                    "\"key\": \"submission_org\", \"value\": \"\xff\xfe\", \"metadata\": {}}\n";
+  std::string bad =
+      ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1, \"event_type\": \"POINT_IN_TIME\", "
+      "\"key\": \"submission_org\", \"value\": \"\xff\xfe\", \"metadata\": {}}\n";
   std::string f = Failures(Check(bad));
   EXPECT_NE(f.find("log.txt:1: the line after ':::MLLOG ' is not a JSON object"), std::string::npos) << f;
   std::string huge = ":::MLLOG {\"namespace\": \"" + std::string(1 << 20, 'a') + "\"}\n";
   f = Failures(Check(huge));
   EXPECT_NE(f.find("log.txt:1: expected the fields namespace, time_ms, event_type, key, value, metadata in that order"),
-            std::string::npos) << f.substr(0, 300);
+            std::string::npos)
+      << f.substr(0, 300);
   EXPECT_LT(f.size(), 2000u) << "the message quotes at most a short prefix";
   auto events = CosmoflowEvents(0.1, "success");
   events[26].metadata = Json::array({1, 2});  // epoch_start's metadata not an object

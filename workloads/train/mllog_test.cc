@@ -14,9 +14,10 @@ TEST(MlLogger, LineIsByteCompatibleWithMllogPy) {
   // the integer stays an integer, the call site comes first in the metadata.
   auto at = std::source_location::current();
   std::string line = FixedClock().Format("POINT_IN_TIME", "seed", 42, {{"epoch_num", 1}}, at);
-  EXPECT_EQ(line, ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000123, \"event_type\": \"POINT_IN_TIME\", "
-                  "\"key\": \"seed\", \"value\": 42, \"metadata\": {\"file\": \"mllog_test.cc\", \"lineno\": " +
-                      std::to_string(at.line()) + ", \"epoch_num\": 1}}");
+  EXPECT_EQ(line,
+            ":::MLLOG {\"namespace\": \"\", \"time_ms\": 1700000000123, \"event_type\": \"POINT_IN_TIME\", "
+            "\"key\": \"seed\", \"value\": 42, \"metadata\": {\"file\": \"mllog_test.cc\", \"lineno\": " +
+                std::to_string(at.line()) + ", \"epoch_num\": 1}}");
 }
 
 TEST(MlLogger, ValuesKeepTheirJsonTypes) {
@@ -27,10 +28,10 @@ TEST(MlLogger, ValuesKeepTheirJsonTypes) {
     size_t a = line.find("\"value\": ") + 9, b = line.find(", \"metadata\"");
     return line.substr(a, b - a);
   };
-  EXPECT_EQ(value_of(true), "true");            // json.dumps(True)
-  EXPECT_EQ(value_of(int64_t{4}), "4");         // json.dumps(4)
+  EXPECT_EQ(value_of(true), "true");     // json.dumps(True)
+  EXPECT_EQ(value_of(int64_t{4}), "4");  // json.dumps(4)
   EXPECT_EQ(value_of(size_t{121266}), "121266");
-  EXPECT_EQ(value_of(1.0), "1.0");              // json.dumps(1.0)
+  EXPECT_EQ(value_of(1.0), "1.0");  // json.dumps(1.0)
   EXPECT_EQ(value_of(0.0001), "0.0001");
   EXPECT_EQ(value_of(nullptr), "null");
   EXPECT_EQ(value_of("resnet"), "\"resnet\"");  // strings stay

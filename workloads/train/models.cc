@@ -20,12 +20,8 @@ int64_t Scaled(int64_t channels, double width) {
 
 Conv2d Conv(int64_t in, int64_t out, int64_t k, int64_t stride = 1, int64_t pad = 0, int64_t dilation = 1,
             int64_t groups = 1, bool bias = false) {
-  return Conv2d(torch::nn::Conv2dOptions(in, out, k)
-                    .stride(stride)
-                    .padding(pad)
-                    .dilation(dilation)
-                    .groups(groups)
-                    .bias(bias));
+  return Conv2d(
+      torch::nn::Conv2dOptions(in, out, k).stride(stride).padding(pad).dilation(dilation).groups(groups).bias(bias));
 }
 
 // The MLPerf DeepCAM decoder's 3x3, stride-2 transposed convolution.
@@ -50,8 +46,8 @@ class BottleneckImpl : public torch::nn::Module {
     conv3 = register_module("conv3", Conv(planes, planes * 4, 1));
     bn3 = register_module("bn3", BatchNorm2d(planes * 4));
     if (stride != 1 || inplanes != planes * 4)
-      downsample = register_module("downsample", Sequential(Conv(inplanes, planes * 4, 1, stride),
-                                                            BatchNorm2d(planes * 4)));
+      downsample =
+          register_module("downsample", Sequential(Conv(inplanes, planes * 4, 1, stride), BatchNorm2d(planes * 4)));
   }
 
   torch::Tensor forward(torch::Tensor x) {
@@ -272,10 +268,10 @@ class DeepCam : public Net {
     bn2 = register_module("bn2", BatchNorm2d(c(48)));
     deconv1 = register_module("deconv1", Sequential(Deconv(c(256), c(256)), BatchNorm2d(c(256)), torch::nn::ReLU(),
                                                     Deconv(c(256), c(256)), BatchNorm2d(c(256)), torch::nn::ReLU()));
-    up_conv = register_module(
-        "conv1", Sequential(Conv(c(256) + c(48), c(256), 3, 1, 1), BatchNorm2d(c(256)), torch::nn::ReLU(),
-                            Conv(c(256), c(256), 3, 1, 1), BatchNorm2d(c(256)), torch::nn::ReLU(),
-                            Conv(c(256), c(256), 1, 1, 0, 1, 1, /*bias=*/true)));
+    up_conv =
+        register_module("conv1", Sequential(Conv(c(256) + c(48), c(256), 3, 1, 1), BatchNorm2d(c(256)),
+                                            torch::nn::ReLU(), Conv(c(256), c(256), 3, 1, 1), BatchNorm2d(c(256)),
+                                            torch::nn::ReLU(), Conv(c(256), c(256), 1, 1, 0, 1, 1, /*bias=*/true)));
     deconv2 = register_module("deconv2", Sequential(Deconv(c(256), c(256)), BatchNorm2d(c(256)), torch::nn::ReLU()));
     last_deconv = register_module("last_deconv", Deconv(c(256), classes));
     // The reference initialises the Xception and ASPP convolutions with
@@ -399,9 +395,7 @@ std::vector<int64_t> SampleShape(const ModelConfig& c) {
   return {4, c.cube, c.cube, c.cube};
 }
 
-std::string SampleLayout(const ModelConfig& c) {
-  return c.name == "resnet50" ? "imagenet" : c.name;
-}
+std::string SampleLayout(const ModelConfig& c) { return c.name == "resnet50" ? "imagenet" : c.name; }
 
 torch::Tensor Loss(const ModelConfig& c, const torch::Tensor& output, const torch::Tensor& target) {
   if (c.name == "resnet50") return F::cross_entropy(output, target);

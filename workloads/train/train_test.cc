@@ -11,12 +11,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <tuple>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "train/dist.h"
 #include "train/mllog.h"
@@ -131,8 +131,8 @@ TEST(Train, LossFallsWithAFixedSeed) {
   for (const auto& [name, rate, optimizer] : runs) {
     TrainReport r = TrainTiny(name, rate, 6, optimizer);
     ASSERT_EQ(r.losses.size(), 6u) << name;
-    EXPECT_LT(r.losses.back(), 0.95 * r.losses.front()) << name << ": " << r.losses.front() << " -> "
-                                                        << r.losses.back();
+    EXPECT_LT(r.losses.back(), 0.95 * r.losses.front())
+        << name << ": " << r.losses.front() << " -> " << r.losses.back();
   }
 }
 
@@ -256,8 +256,10 @@ TEST(Program, TinyRunsOfAllThreeModelsPassTheMllogSelfCheck) {
 // run_stop "success".
 TEST(Program, ReachingTheTargetEndsTheRunWithSuccess) {
   const std::string dir = TempDir("target"), log = dir + "/mllog.txt";
-  Output o = RunProgram("--model cosmoflow --size tiny --batch-size 2 --steps 2 --epochs 3 --threads 1 --target 10 "
-                        "--mllog-file " + log);
+  Output o = RunProgram(
+      "--model cosmoflow --size tiny --batch-size 2 --steps 2 --epochs 3 --threads 1 --target 10 "
+      "--mllog-file " +
+      log);
   ASSERT_EQ(o.code, 0) << o.text;
   EXPECT_EQ(Value(o.text, "target_reached_epoch"), 1) << o.text;
   const std::string text = ReadFile(log);
@@ -299,8 +301,8 @@ TEST(Program, AFlatDataFolderIsRefusedNamingTheSplits) {
 TEST(Program, PrintsEpccLinesAndABreakdownThatAddsUp) {
   Output o = RunProgram("--model cosmoflow --size tiny --batch-size 4 --steps 6 --threads 1");
   ASSERT_EQ(o.code, 0) << o.text;
-  for (const char* line : {"Processing Speed", "Time For Epoch", "Total IO Time", "Communication Time",
-                           "Change In Train Loss at Epoch"})
+  for (const char* line :
+       {"Processing Speed", "Time For Epoch", "Total IO Time", "Communication Time", "Change In Train Loss at Epoch"})
     EXPECT_NE(o.text.find(std::string("\n") + line + ": "), std::string::npos) << line << "\n" << o.text;
   EXPECT_GT(Value(o.text, "compute_throughput"), 0) << o.text;
   double error = Value(o.text, "breakdown_error");
@@ -329,7 +331,8 @@ TEST(Program, CudaOnACpuOnlyLibtorchFailsClearly) {
 // reported in NVML's words. --gpu-monitor N samples GPU N even on --device cpu.
 TEST(Program, GpuMonitorSamplesNvmlFoundAtRunTime) {
   const std::string env = std::string("LD_LIBRARY_PATH=") + HBW_NVML_STANDIN_DIR + " ";
-  const std::string run = std::string(HBW_TRAIN_BIN) + " --model cosmoflow --size tiny --batch-size 2 --steps 2 --threads 1";
+  const std::string run =
+      std::string(HBW_TRAIN_BIN) + " --model cosmoflow --size tiny --batch-size 2 --steps 2 --threads 1";
   Output o = Capture(env + run + " --gpu-monitor 0");
   ASSERT_EQ(o.code, 0) << o.text;
   EXPECT_EQ(Value(o.text, "gpu_power_avg"), 250) << o.text;

@@ -344,10 +344,17 @@ std::string ValidationDir(const std::string& dir, const std::string& layout, boo
 }  // namespace
 
 bool Trainer::SetupFileData(std::string* err) {
-  DataSpec spec{opt_.format, opt_.data_dir + "/train", SampleLayout(cfg_), SampleShape(cfg_),
+  DataSpec spec{opt_.format,
+                opt_.data_dir + "/train",
+                SampleLayout(cfg_),
+                SampleShape(cfg_),
                 static_cast<int>(std::max<int64_t>(1, cfg_.num_classes)),
-                static_cast<size_t>(opt_.batch), opt_.workers, opt_.prefetch, opt_.seed,
-                static_cast<size_t>(comm_.rank()), static_cast<size_t>(comm_.size())};
+                static_cast<size_t>(opt_.batch),
+                opt_.workers,
+                opt_.prefetch,
+                opt_.seed,
+                static_cast<size_t>(comm_.rank()),
+                static_cast<size_t>(comm_.size())};
   DataSpec eval = spec;
   eval.seed = 0;  // in order
   eval.keep_last = true;
@@ -355,9 +362,8 @@ bool Trainer::SetupFileData(std::string* err) {
     bool ok = true;
     if (comm_.rank() == 0) {
       const size_t per_rank_batch = static_cast<size_t>(opt_.batch * comm_.size());
-      size_t eval_samples = opt_.generate_eval_samples > 0
-                                ? opt_.generate_eval_samples
-                                : std::max(opt_.generate_samples / 8, per_rank_batch);
+      size_t eval_samples = opt_.generate_eval_samples > 0 ? opt_.generate_eval_samples
+                                                           : std::max(opt_.generate_samples / 8, per_rank_batch);
       eval.dir = ValidationDir(opt_.data_dir, spec.layout, true);
       ok = GenerateFiles(spec, opt_.generate_samples, opt_.generate_files, opt_.seed, err) &&
            GenerateFiles(eval, eval_samples, std::max<size_t>(1, opt_.generate_files / 4), opt_.seed + 7919, err);
@@ -369,7 +375,8 @@ bool Trainer::SetupFileData(std::string* err) {
   }
   eval.dir = ValidationDir(opt_.data_dir, spec.layout, false);
   if (!IsDirectory(spec.dir) || !IsDirectory(eval.dir)) {
-    *err = "--data-dir " + opt_.data_dir + ": expected the folders train/ and validation/ (or val/): hetbench-train "
+    *err = "--data-dir " + opt_.data_dir +
+           ": expected the folders train/ and validation/ (or val/): hetbench-train "
            "trains on the first and evaluates on the second (docs/benchmarks/train.md, \"Datasets\"); "
            "--generate-samples writes both";
     return false;
@@ -393,7 +400,6 @@ bool Trainer::Agree(bool ok) {
   comm_.AllreduceMax(&bad, 1);
   return bad == 0;
 }
-
 
 // The keys the MLPerf compliance checker requires (mlcommons/logging,
 // mlperf_logging/compliance_checker): training_4.0.0 for ResNet-50 (the
@@ -504,8 +510,7 @@ Trainer::StepResult Trainer::Step(int64_t global_step, StepTimes* t, double* los
   return StepResult::kOk;
 }
 
-bool Trainer::NextBatch(int64_t global_step, HostBatch* hb, torch::Tensor* x, torch::Tensor* y,
-                        std::string* err) {
+bool Trainer::NextBatch(int64_t global_step, HostBatch* hb, torch::Tensor* x, torch::Tensor* y, std::string* err) {
   if (!source_) {
     const auto& [px, py] = pool_[static_cast<size_t>(global_step) % pool_.size()];
     *x = px;
@@ -518,8 +523,8 @@ bool Trainer::NextBatch(int64_t global_step, HostBatch* hb, torch::Tensor* x, to
   int64_t per_sample = 1;
   for (int64_t d : shape) per_sample *= d;
   if (hb->data.size() != hb->size * static_cast<size_t>(per_sample)) {
-    *err = "the data library returned " + std::to_string(hb->data.size()) + " floats for " +
-           std::to_string(hb->size) + " samples of " + std::to_string(per_sample);
+    *err = "the data library returned " + std::to_string(hb->data.size()) + " floats for " + std::to_string(hb->size) +
+           " samples of " + std::to_string(per_sample);
     return false;
   }
   shape.insert(shape.begin(), static_cast<int64_t>(hb->size));
@@ -571,7 +576,8 @@ bool Trainer::Evaluate(int epoch, double* result, std::string* error) {
         std::vector<int64_t> shape = SampleShape(cfg_);
         shape.insert(shape.begin(), static_cast<int64_t>(hb.size));
         torch::Tensor x = torch::from_blob(hb.data.data(), shape, torch::kFloat);
-        torch::Tensor flat = torch::from_blob(hb.target.data(), {static_cast<int64_t>(hb.target.size())}, torch::kFloat);
+        torch::Tensor flat =
+            torch::from_blob(hb.target.data(), {static_cast<int64_t>(hb.target.size())}, torch::kFloat);
         add(x, MakeTargets(cfg_, flat, static_cast<int64_t>(hb.size)));
       }
     }
@@ -612,8 +618,7 @@ bool Trainer::CheckSync(TrainReport* r, std::string* err) {
 // whole numbers are written in full.
 bool CudaAvailable() { return torch::cuda::is_available(); }
 
-bool Train(const TrainOptions& opt, Comm& comm, std::FILE* out, MlLogger& log, TrainReport* report,
-           std::string* err) {
+bool Train(const TrainOptions& opt, Comm& comm, std::FILE* out, MlLogger& log, TrainReport* report, std::string* err) {
   std::string why;
   ModelConfig cfg = opt.model;
   if (!ResolveModelConfig(&cfg, &why)) {

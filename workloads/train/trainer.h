@@ -43,13 +43,13 @@ class MlLogger;
 
 struct TrainOptions {
   ModelConfig model;
-  int64_t batch = 8;       // per rank
+  int64_t batch = 8;  // per rank
   int epochs = 1;
-  int64_t steps = 0;       // per epoch; 0: the whole dataset (file formats) or 10 (synthetic)
-  std::string device = "cpu";  // cpu | cuda | cuda:N
-  int threads = 0;         // torch intra-op threads; 0: torch's default
-  double lr = 0;           // 0: the model's default
-  std::string optimizer;   // resnet50: lars (default) or sgd; empty: the model's reference optimiser
+  int64_t steps = 0;             // per epoch; 0: the whole dataset (file formats) or 10 (synthetic)
+  std::string device = "cpu";    // cpu | cuda | cuda:N
+  int threads = 0;               // torch intra-op threads; 0: torch's default
+  double lr = 0;                 // 0: the model's default
+  std::string optimizer;         // resnet50: lars (default) or sgd; empty: the model's reference optimiser
   double lr_warmup_epochs = -1;  // -1: the reference's (LARS: 5 epochs below a global batch of 32768)
   // The quality target that makes run_stop "success" and ends the run:
   // top-1 accuracy (resnet50) or IoU (deepcam) at least this, mean
@@ -66,12 +66,12 @@ struct TrainOptions {
   size_t generate_samples = 0, generate_files = 1, generate_eval_samples = 0;
   int synthetic_batches = 4;  // distinct synthetic batches, cycled
 
-  double bucket_mb = 25;   // DDP's default bucket_cap_mb
-  bool overlap = true;     // start each bucket's sum during backward
-  bool breakdown = true;   // time the parts of each step (and write MLLOG)
-  int warmup_steps = 1;    // left out of the summary's means
-  int eval_batches = 0;    // per rank, after every epoch; 0: the whole validation split (synthetic: 1)
-  int gpu_monitor = -1;    // NVML device to sample; -1: the training GPU, -2: off
+  double bucket_mb = 25;  // DDP's default bucket_cap_mb
+  bool overlap = true;    // start each bucket's sum during backward
+  bool breakdown = true;  // time the parts of each step (and write MLLOG)
+  int warmup_steps = 1;   // left out of the summary's means
+  int eval_batches = 0;   // per rank, after every epoch; 0: the whole validation split (synthetic: 1)
+  int gpu_monitor = -1;   // NVML device to sample; -1: the training GPU, -2: off
 
   // MLPerf submission fields for the log.
   std::string mlperf_org = "hetbench", mlperf_division = "closed", mlperf_status = "onprem",
@@ -89,14 +89,14 @@ struct StepTimes {
 
 struct TrainReport {
   int64_t parameters = 0;
-  std::vector<double> losses;     // every step, this rank
-  std::vector<StepTimes> steps;   // every step, this rank
+  std::vector<double> losses;         // every step, this rank
+  std::vector<StepTimes> steps;       // every step, this rank
   std::vector<double> epoch_seconds;  // wall time of each epoch's steps, this rank
   std::vector<double> eval_metric;    // after each epoch, averaged over ranks
   bool weights_in_sync = true;
-  int target_epoch = 0;           // the epoch whose evaluation reached the target; 0: not reached
+  int target_epoch = 0;                        // the epoch whose evaluation reached the target; 0: not reached
   size_t train_samples = 0, eval_samples = 0;  // the sizes of the two splits, as logged
-  bool interrupted = false;       // SIGINT/SIGTERM: stopped early, run_stop "aborted"
+  bool interrupted = false;                    // SIGINT/SIGTERM: stopped early, run_stop "aborted"
   // The failure was this rank's alone (a libtorch exception): the other
   // ranks may wait in a collective, so the job must be aborted.
   bool left_ranks_behind = false;
@@ -106,8 +106,7 @@ struct TrainReport {
 // ranks other than 0), MLLOG lines through `log`. Returns false with *err
 // on a failure (bad data, no CUDA, ranks out of sync); run_stop is then
 // logged as "aborted".
-bool Train(const TrainOptions& opt, Comm& comm, std::FILE* out, MlLogger& log, TrainReport* report,
-           std::string* err);
+bool Train(const TrainOptions& opt, Comm& comm, std::FILE* out, MlLogger& log, TrainReport* report, std::string* err);
 
 // Whether this libtorch can use CUDA devices (false for Debian's CPU-only
 // libtorch-dev, or where no GPU is visible).

@@ -31,7 +31,7 @@ namespace hbw::train {
 struct Bucket {
   std::vector<torch::Tensor> params;
   std::vector<int64_t> offsets;
-  torch::Tensor flat;  // CPU float, the MPI buffer, reused every step
+  torch::Tensor flat;        // CPU float, the MPI buffer, reused every step
   std::vector<bool> filled;  // this step: params[i]'s gradient is in flat
   size_t unfilled = 0;
 };
@@ -59,8 +59,8 @@ class Lars {
       torch::Tensor g = w.grad();
       if (w.dim() > 1) {
         torch::Tensor wn = w.norm(), gn = g.norm();
-        torch::Tensor trust = torch::where(wn.gt(0) & gn.gt(0), kEta * wn / (gn + weight_decay_ * wn + kEpsilon),
-                                           torch::ones_like(wn));
+        torch::Tensor trust =
+            torch::where(wn.gt(0) & gn.gt(0), kEta * wn / (gn + weight_decay_ * wn + kEpsilon), torch::ones_like(wn));
         velocity_[i].mul_(momentum_).add_((g + weight_decay_ * w) * (trust * lr));
       } else {
         velocity_[i].mul_(momentum_).add_(g, lr);
@@ -136,15 +136,15 @@ class Trainer {
   bool decays_ = false;  // polynomial decay (power 2) to end_lr_ after the warmup
   double target_ = 0;
   std::vector<Bucket> buckets_;
-  bool overlap_ = false;    // buckets start from the gradient hooks
-  bool views_ = false;      // the gradients are views into the buckets (CPU)
+  bool overlap_ = false;                                              // buckets start from the gradient hooks
+  bool views_ = false;                                                // the gradients are views into the buckets (CPU)
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // kept for their hooks
-  size_t next_bucket_ = 0;  // this step: the buckets before it are started
+  size_t next_bucket_ = 0;                                            // this step: the buckets before it are started
 
-  int64_t steps_ = 0;         // per epoch
+  int64_t steps_ = 0;                            // per epoch
   size_t train_samples_ = 0, eval_samples_ = 0;  // the splits, for the MLPerf log
   std::unique_ptr<DataSource> source_;
-  DataSpec eval_spec_;        // the validation split (file formats)
+  DataSpec eval_spec_;                                                     // the validation split (file formats)
   std::vector<std::pair<torch::Tensor, torch::Tensor>> pool_, eval_pool_;  // CPU tensors (synthetic)
 };
 

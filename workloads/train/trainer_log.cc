@@ -121,7 +121,8 @@ void Trainer::ReportSummary(const TrainReport& r, const GpuSample& gpu) {
   double fastest = r.steps[skip].wall;  // the least disturbed step, robust on a shared machine
   for (size_t i = skip; i < n; ++i) fastest = std::min(fastest, r.steps[i].wall);
   comm_.AllreduceMax(&fastest, 1);
-  double error = m[9] > 0 ? std::abs(m[9] - m[8]) / m[9] * 100 : 0, g[3] = {gpu.power_avg_w, gpu.util_avg, gpu.available ? 1.0 : 0};
+  double error = m[9] > 0 ? std::abs(m[9] - m[8]) / m[9] * 100 : 0,
+         g[3] = {gpu.power_avg_w, gpu.util_avg, gpu.available ? 1.0 : 0};
   comm_.AllreduceSum(m, 10);
   comm_.AllreduceMax(&error, 1);
   comm_.AllreduceSum(g, 3);

@@ -46,10 +46,14 @@ int nvmlDeviceGetUtilizationRates(void* device, StandinUtilization* u) {
 // NVML's own wording for the codes above.
 const char* nvmlErrorString(int rc) {
   switch (rc) {
-    case kSuccess: return "Success";
-    case kInvalidArgument: return "Invalid Argument";
-    case kDriverNotLoaded: return "Driver Not Loaded";
-    default: return "Unknown Error";
+    case kSuccess:
+      return "Success";
+    case kInvalidArgument:
+      return "Invalid Argument";
+    case kDriverNotLoaded:
+      return "Driver Not Loaded";
+    default:
+      return "Unknown Error";
   }
 }
 
