@@ -15,6 +15,9 @@
 #                                               every series, all analyses)
 # printing wall time and peak RSS (GNU time).
 # Usage: bench/analysis_bench.sh [path/to/hetbench]   (default build/hetbench)
+#
+# Needs: a build (./scripts/build) and sqlite3; both come with
+# ./scripts/deps.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 hb="$(realpath "${1:-$here/../build/hetbench}")"

@@ -11,6 +11,9 @@
 # their median, mean and a 95 % confidence interval of the mean (t
 # distribution), and the sign test's count.
 # Usage: bench/breakdown_cost.sh [path/to/hetbench-train]   (default build/hetbench-train)
+#
+# Needs: a build with the benchmark programs (./scripts/build:
+# build/hetbench-train; libtorch from ./scripts/deps).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(realpath "${1:-$here/../build/hetbench-train}")"

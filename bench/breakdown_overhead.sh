@@ -16,6 +16,9 @@
 # synchronisation is a no-op); on a GPU each mark also synchronises the
 # device, which this machine cannot measure.
 # Usage: bench/breakdown_overhead.sh [build folder]   (default build)
+#
+# Needs: a build (./scripts/build); the script builds its probe itself
+# (ninja -C build breakdown_overhead).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$(realpath "${1:-$here/../build}")"

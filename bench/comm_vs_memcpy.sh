@@ -19,6 +19,9 @@
 # processes through shared memory takes at least one copy (Open MPI's vader
 # with CMA single copy) or two (copy in, copy out), and allreduce and
 # reduce_scatter also add, so busbw stays below the memcpy figure.
+#
+# Needs: a build (./scripts/build: build/hetbench-comm) and Open MPI
+# (./scripts/deps).
 set -eu
 B=${1:-build}
 MPIRUN=(mpirun --allow-run-as-root --oversubscribe)

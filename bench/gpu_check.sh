@@ -18,6 +18,10 @@
 # elsewhere (e.g. in PyTorch's nvidia/*/lib folders) put those folders in
 # LD_LIBRARY_PATH first. Exit status: 0 when every check passed, 1
 # otherwise.
+#
+# Needs: an NVIDIA GPU with its driver (nvidia-smi) and a build made with
+# the CUDA 13 toolkit in /usr/local/cuda (./scripts/build finds nvcc and
+# builds the -cuda/-nccl programs); Open MPI from ./scripts/deps.
 set -u
 B=${1:?usage: $0 BUILD_DIR}
 RANKS=${HB_RANKS:-1}

@@ -7,6 +7,10 @@
 # (from the server's request log), requests per poll cycle (a poll cycle is
 # one GET of the session's Jobs) and requests per job.
 # Usage: bench/k8s_bench.sh [path/to/hetbench]
+#
+# Needs: a build (./scripts/build) and Debian's python3 with
+# python3-kubernetes, python3-yaml and openssl, for the fake API server
+# (./scripts/deps).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 hb="$(realpath "${1:-$here/../build/hetbench}")"

@@ -19,6 +19,10 @@
 # layout and N: wall time, requests, list requests, cycles, lists per cycle
 # (mean and max), and requests by kind.
 # Usage: bench/k8s_partitions_bench.sh [path/to/hetbench]
+#
+# Needs: a build (./scripts/build) and Debian's python3 with
+# python3-kubernetes, python3-yaml and openssl, for the fake API server
+# (./scripts/deps).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 hb="$(realpath "${1:-$here/../build/hetbench}")"

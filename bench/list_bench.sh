@@ -6,6 +6,8 @@
 # env_vars, job_options). Prints the wall time and peak memory of each of
 # ROUNDS runs (default 5). Targets: plain < 0.5 s, expressions < 1 s.
 #   bench/list_bench.sh [BUILD_DIR]
+#
+# Needs: a build (./scripts/build: build/hetbench); nothing else.
 set -euo pipefail
 build="${1:-build}"
 hb="$(cd "$build" && pwd)/hetbench"

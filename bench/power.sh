@@ -9,6 +9,9 @@
 # Each builds its program against the analysis library the commands use
 # and prints the table bench/RESULTS.md holds.
 # Usage: bench/power.sh compare|changes [build folder] [-- program options]
+#
+# Needs: a build (./scripts/build); the script builds its programs itself
+# (ninja -C build compare_power changes_power).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 what="${1:-}"

@@ -7,6 +7,8 @@
 #   3. CPU used by hetbench while it waits on one long-running job.
 # Usage: bench/run_benchmarks.sh [path/to/hetbench]   (default build/hetbench)
 # Prints one line per measurement; copy them into bench/RESULTS.md.
+#
+# Needs: a build (./scripts/build: build/hetbench); nothing else.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 hb="$(realpath "${1:-$here/../build/hetbench}")"

@@ -7,6 +7,9 @@
 # performance variable. Prints the sanity and performance stage times from
 # the run report, and hetbench's peak RSS (GNU time, %M), over REPS runs.
 #   bench/sanity_stream_bench.sh [path/to/hetbench]
+#
+# Needs: a build (./scripts/build: build/hetbench) and python3
+# (./scripts/deps).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 hb="$(realpath "${1:-$here/../build/hetbench}")"

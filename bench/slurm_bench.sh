@@ -6,6 +6,10 @@
 # hetbench noticed it: each job writes a nanosecond timestamp as its last
 # act, and the run report records when hetbench saw the job end.
 # Usage: bench/slurm_bench.sh [--accounting] [path/to/hetbench]
+#
+# Needs: root, a build (./scripts/build) and the project's Slurm cluster,
+# which the script starts with scripts/slurm-up (packages from
+# ./scripts/deps); python3.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 accounting=""

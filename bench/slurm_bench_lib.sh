@@ -1,6 +1,9 @@
 # Shared by bench/slurm_bench.sh and bench/slurm_sdiag_bench.sh (sourced):
 # the site configuration and the trivial test they run on the project's
 # real Slurm cluster (scripts/slurm-up).
+#
+# Needs: sourced by the Slurm benchmarks; root and scripts/slurm-up, as they
+# say.
 
 # slurm_bench_site DIR SCHED: DIR/site.yaml with one partition `debug` of
 # scheduler SCHED (slurm or squeue), max_jobs 50.

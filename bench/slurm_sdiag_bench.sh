@@ -21,6 +21,10 @@
 # nothing here installs it), ReFrame runs the same 200 cases after
 # hetbench in each state, with the same counters.
 # Usage: bench/slurm_sdiag_bench.sh [--accounting] [path/to/hetbench]
+#
+# Needs: root, a build (./scripts/build), the project's Slurm cluster
+# (scripts/slurm-up, packages from ./scripts/deps) and python3; HB_REFRAME
+# needs a ReFrame install, which the project does not ship.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 accounting=""

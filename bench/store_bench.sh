@@ -10,6 +10,8 @@
 # new session to a fresh store and to a store already holding the earlier
 # repetitions' sessions.
 # Usage: bench/store_bench.sh [path/to/hetbench]   (default build/hetbench)
+#
+# Needs: a build (./scripts/build: build/hetbench); SQLite comes with it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 hb="$(realpath "${1:-$here/../build/hetbench}")"

@@ -45,6 +45,10 @@
 # Environment: ROUNDS (3), BATCH (8), THREADS (1), SIZES ("tiny small"),
 #              STEPS (60, for tiny), SMALL_STEPS (12, for small),
 #              COMM_ITERS (50, hetbench-comm timed calls).
+#
+# Needs: a build (./scripts/build: build/hetbench-train), Open MPI and
+# python3-torch (./scripts/deps) and python3-torchvision (./scripts/deps
+# --bench).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 bin="$(realpath "${1:-$here/../build/hetbench-train}")"

@@ -253,10 +253,11 @@ Result<std::vector<std::string>> PerflogFiles(const std::vector<std::string>& pa
 
 // ---- ReFrame run reports (reframe/frontend/reporting/__init__.py) ----
 
+// A member as text: a string as it is, a number or list as its JSON; "" when
+// absent or null.
 std::string Str(const Json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return "";
-  return JsonStringOrDump(*it);
+  const Json& v = JsonMember(j, key);
+  return v.is_null() ? "" : JsonStringOrDump(v);
 }
 
 std::optional<double> Num(const Json& j, const char* key) {
