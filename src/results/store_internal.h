@@ -28,7 +28,7 @@ void BindCase(SqliteStmt& st, int first, const CaseResult& c, const std::string&
 StoredSession ReadSession(const SqliteStmt& st, int first);
 CaseResult ReadCase(const SqliteStmt& st, int first, std::string* file_sha256, std::vector<std::string>* utf8_replaced);
 
-// regexp(pattern, text): 1 when the PCRE2 pattern (check/regex.h) is found
+// regexp(pattern, text): 1 when the PCRE2 pattern (util/regex.h) is found
 // in text. The compiled pattern is cached per statement.
 Status RegisterRegexp(sqlite3* db);
 
